@@ -1,0 +1,82 @@
+"""Plain records that flow from the readers through extraction into the graph builder.
+
+They carry no spaCy objects, so `paperkg.graph` can consume them without importing spaCy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+ENTITY_TYPES: tuple[str, ...] = ("Method", "Model", "Dataset", "Benchmark", "Metric", "Task")
+RELATION_TYPES: tuple[str, ...] = ("EVALUATED_ON", "COMPARED_WITH", "USES", "ADDRESSES", "MEASURED_BY")
+
+
+@dataclass(frozen=True)
+class PaperInput:
+    """One abstract as a reader yields it, with where it came from (for error messages)."""
+
+    id: str
+    abstract: str
+    source: str
+    line: int
+    collection: str | None = None
+    title: str | None = None
+    year: int | None = None
+    authors: tuple[str, ...] = ()
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class Mention:
+    """One occurrence of an entity: `text == abstract[start:end]`."""
+
+    text: str
+    type: str
+    start: int
+    end: int
+    sentence: int
+    introduced: bool = False
+
+
+@dataclass(frozen=True)
+class RelationMention:
+    """A typed link between two surface strings of one abstract, with the sentence that says it."""
+
+    head: str
+    type: str
+    tail: str
+    sentence: int
+
+
+@dataclass
+class Extraction:
+    """Everything the extractor found in one abstract."""
+
+    paper_id: str
+    text: str
+    sentences: list[tuple[int, int]] = field(default_factory=list)
+    mentions: list[Mention] = field(default_factory=list)
+    aliases: list[tuple[str, str]] = field(default_factory=list)
+    relations: list[RelationMention] = field(default_factory=list)
+
+    def sentence_text(self, index: int) -> str:
+        start, end = self.sentences[index]
+        return self.text[start:end]
+
+    def to_json(self) -> dict:
+        """The `paperkg extract` line: one entry per distinct (surface, type), first occurrence."""
+        seen: dict[tuple[str, str], dict] = {}
+        for m in self.mentions:
+            key = (m.text, m.type)
+            if key not in seen:
+                seen[key] = {"text": m.text, "type": m.type, "introduced": m.introduced,
+                             "start": m.start, "end": m.end}
+            elif m.introduced:
+                seen[key]["introduced"] = True
+        relations = list(dict.fromkeys((r.head, r.type, r.tail) for r in self.relations))
+        return {
+            "id": self.paper_id,
+            "entities": list(seen.values()),
+            "aliases": [list(pair) for pair in dict.fromkeys(self.aliases)],
+            "relations": [list(r) for r in relations],
+        }

@@ -1,0 +1,89 @@
+"""The one graph model every store speaks: labels, edge types, nodes, edges and their ids.
+
+Properties (Neo4j-compatible: scalars and lists of scalars only; absent rather than None):
+
+- `Paper`: id, abstract, ids (every record id merged into it), title?, year?, authors?, url?
+  (plus `extraction` on Neo4j: the JSON of the paper's extraction, so the graph can be re-derived)
+- `Collection`: id, name, paper_count
+- entities (`Method` ... `Task`): id, type, name (display), aliases (every surface form seen, name
+  included), keys (`name_key` of each alias: what lookups match), paper_count, introduced_count,
+  family? (Model only: `Qwen3` for `Qwen3-8B`)
+- `IN_COLLECTION` Paper->Collection: (none)
+- `MENTIONS` Paper->entity: count, sentences, starts, ends, surfaces (parallel lists, one per mention)
+- `INTRODUCES` Paper->entity: sentence
+- relations entity->entity: papers (supporting paper ids, sorted), support (= len(papers)),
+  evidence (one sentence per supporting paper, parallel to papers)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from paperkg.graph.normalize import slug
+
+ENTITY_LABELS: tuple[str, ...] = ("Method", "Model", "Dataset", "Benchmark", "Metric", "Task")
+NODE_LABELS: tuple[str, ...] = ("Paper", "Collection", *ENTITY_LABELS)
+RELATION_TYPES: tuple[str, ...] = ("EVALUATED_ON", "COMPARED_WITH", "USES", "ADDRESSES", "MEASURED_BY")
+EDGE_TYPES: tuple[str, ...] = ("IN_COLLECTION", "MENTIONS", "INTRODUCES", *RELATION_TYPES)
+
+
+def entity_id(label: str, canonical_name: str) -> str:
+    """Deterministic entity id: `method:group-relative-policy-optimization`."""
+    return f"{label.lower()}:{slug(canonical_name)}"
+
+
+def collection_id(name: str) -> str:
+    return f"collection:{slug(name)}"
+
+
+def node_key(label: str, node_id: str) -> str:
+    """The key of a node in the embedded (networkx) graph, unique across labels.
+
+    Entity and collection ids already carry their type; paper ids are the user's, so they get one.
+    """
+    return f"paper:{node_id}" if label == "Paper" else node_id
+
+
+def edge_id(edge_type: str, source: str, target: str) -> str:
+    """At most one edge of a type between two nodes, so the triple is the id."""
+    return f"{edge_type}|{source}|{target}"
+
+
+@dataclass
+class Node:
+    label: str
+    id: str
+    props: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return node_key(self.label, self.id)
+
+
+@dataclass
+class Edge:
+    """`source`/`target` are node keys (see `node_key`)."""
+
+    type: str
+    source: str
+    target: str
+    props: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return edge_id(self.type, self.source, self.target)
+
+
+@dataclass
+class KnowledgeGraph:
+    """A whole graph as plain data; stores persist it, exporters and queries read it."""
+
+    nodes: dict[str, Node] = field(default_factory=dict)
+    edges: dict[str, Edge] = field(default_factory=dict)
+
+    def add_node(self, node: Node) -> None:
+        self.nodes[node.key] = node
+
+    def add_edge(self, edge: Edge) -> None:
+        self.edges[edge.id] = edge

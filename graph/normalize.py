@@ -1,0 +1,58 @@
+"""Text keys that decide identity: which abstracts are the same paper, which names the same entity."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+# Hyphen-like characters that writers and PDF converters use interchangeably with "-".
+DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2043\ufe58\ufe63\uff0d"
+_DASH_TABLE = str.maketrans({c: "-" for c in DASHES})
+_SPACE_RE = re.compile(r"\s+")
+_NAME_SEP_RE = re.compile(r"[\s\-_]+")
+_SLUG_RE = re.compile(r"[^a-z0-9.]+")
+
+
+def fold_dashes(text: str) -> str:
+    return text.translate(_DASH_TABLE)
+
+
+def drop_format_chars(text: str) -> str:
+    """Remove zero-width spaces, joiners, soft hyphens, BOMs (Unicode category Cf)."""
+    return "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+
+
+def paper_text_key(text: str) -> str:
+    """Two abstracts with the same key are one paper (NFKC, dashes, format chars, spaces, case)."""
+    text = drop_format_chars(fold_dashes(unicodedata.normalize("NFKC", text)))
+    return _SPACE_RE.sub(" ", text).strip().casefold()
+
+
+def paper_id_for(text: str) -> str:
+    """Default paper id: the first 12 hex digits of the SHA-1 of the stripped abstract as read."""
+    return hashlib.sha1(text.strip().encode("utf-8")).hexdigest()[:12]
+
+
+def name_key(name: str) -> str:
+    """Entity-name key: case, hyphens, underscores and spacing do not distinguish names.
+
+    `LLaMA3.1-8B`, `llama3.1 8b` and `LLaMA3.1‑8B` share a key; `LLaMA3.1-8B` and `LLaMA3-8B` do not.
+    """
+    text = drop_format_chars(fold_dashes(unicodedata.normalize("NFKC", name))).casefold()
+    return _NAME_SEP_RE.sub(" ", text).strip(" .,;:")
+
+
+def compact_key(name: str) -> str:
+    """`name_key` without separators, so `Qwen3 8B`, `Qwen3-8B` and `Qwen38B`-style joins meet."""
+    return name_key(name).replace(" ", "")
+
+
+def slug(text: str) -> str:
+    """A URL- and NMTOKEN-safe rendering of a key; lossy keys get a short hash so ids stay unique."""
+    key = name_key(text)
+    base = _SLUG_RE.sub("-", key).strip("-.")
+    if not base or base.replace("-", " ") != key:
+        digest = hashlib.sha1(key.encode("utf-8")).hexdigest()[:8]
+        base = f"{base}-{digest}" if base else digest
+    return base

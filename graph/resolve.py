@@ -1,0 +1,149 @@
+"""Entity resolution across the corpus: which mentions in which papers are one entity.
+
+Pure functions over plain records. The rules, in order, for a mention in paper P:
+1. an acronym P defines (`Long Form (LF)`) joins the cluster of its long form in P;
+2. a name that is some cluster's long form joins it;
+3. an acronym P does not define joins the one long form the corpus defines it with; if the corpus
+   defines it with several genuinely different long forms (`DP`: dynamic programming, differential
+   privacy, data-parallel) the mention stays apart as the bare acronym, never merged blindly;
+4. otherwise the name is its own cluster.
+Names meet regardless of case, hyphens and spacing (`compact_key`). Each cluster takes the type most of
+its mentions carry, so `GRPO` tagged Method in nine papers and Model in one is one node.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+
+from paperkg.extract.records import Extraction
+from paperkg.graph.normalize import compact_key, name_key
+
+# Type preference when votes tie: the more specific, named kinds first.
+TYPE_ORDER = ("Model", "Benchmark", "Dataset", "Method", "Metric", "Task")
+
+# Generic kinds that name no particular entity (GUIDELINE "not this" columns).
+GENERIC = frozenset(compact_key(s) for s in (
+    "LLM", "LLMs", "large language model", "large language models", "language model",
+    "language models", "diffusion model", "diffusion models", "neural network", "neural networks",
+    "deep neural networks", "vision-language models", "VLMs", "VLM", "MLLMs",
+    "multimodal large language models",
+    "foundation models", "transformers", "method", "methods", "approach", "framework", "model", "models",
+    "algorithm", "algorithms", "benchmark", "benchmarks", "dataset", "datasets", "metric", "metrics",
+    "machine learning", "deep learning", "reinforcement learning", "learning", "prediction", "tasks",
+    "performance", "efficiency", "quality", "our method", "our approach", "our model", "baselines",
+))
+
+_ACRONYM_RE = re.compile(r"^[A-Za-z0-9$\-]*[A-Z][A-Za-z0-9$\-]*$")
+_SIMILAR = 0.85
+
+
+def is_acronym(surface: str) -> bool:
+    """Short, mostly upper-case, one token: `DP`, `RLVR`, `GRPO`, `mAP`."""
+    s = surface.strip()
+    if " " in s or len(s) > 12 or len(s) < 2:
+        return False
+    upper = sum(c.isupper() for c in s)
+    return bool(_ACRONYM_RE.match(s)) and upper >= max(2, len(s) // 2)
+
+
+@dataclass
+class Resolution:
+    """For every (paper id, surface) the cluster it belongs to, and what each cluster is."""
+
+    cluster_of: dict[tuple[str, str], str] = field(default_factory=dict)
+    label: dict[str, str] = field(default_factory=dict)
+    name: dict[str, str] = field(default_factory=dict)
+    canonical: dict[str, str] = field(default_factory=dict)
+    aliases: dict[str, set[str]] = field(default_factory=dict)
+    ambiguous: set[str] = field(default_factory=set)
+
+
+def _merge_similar(keys: Iterable[str]) -> dict[str, str]:
+    """Map each long-form key to a representative, merging near-identical spellings
+    (`optimisation`/`optimization`) so spelling variants do not make an acronym look ambiguous."""
+    rep: dict[str, str] = {}
+    reps: list[str] = []
+    for key in sorted(keys, key=lambda k: (len(k), k)):
+        for r in reps:
+            if abs(len(r) - len(key)) <= 3 and SequenceMatcher(None, r, key).ratio() >= _SIMILAR:
+                rep[key] = r
+                break
+        else:
+            reps.append(key)
+            rep[key] = key
+    return rep
+
+
+def resolve(extractions: Iterable[tuple[str, Extraction]]) -> Resolution:
+    """Resolve all mentions of all papers at once; `extractions` yields (paper id, extraction)."""
+    papers = [(pid, ex) for pid, ex in extractions]
+    local_long: dict[str, dict[str, str]] = {}   # paper -> short key -> long key
+    defined: dict[str, set[str]] = defaultdict(set)
+    long_keys: set[str] = set()
+    spellings: dict[str, set[str]] = defaultdict(set)
+    for pid, ex in papers:
+        for m in ex.mentions:
+            spellings[compact_key(m.text)].add(m.text)
+        local: dict[str, str] = {}
+        for long, short in ex.aliases:
+            lk, sk = compact_key(long), compact_key(short)
+            spellings[lk].add(long)
+            if lk and sk and lk != sk and lk not in GENERIC:
+                local[sk] = lk
+                long_keys.add(lk)
+        local_long[pid] = local
+    rep = _merge_similar(long_keys)
+    for local in local_long.values():
+        for sk, lk in local.items():
+            local[sk] = rep[lk]
+            defined[sk].add(rep[lk])
+
+    res = Resolution()
+    votes: dict[str, Counter[str]] = defaultdict(Counter)
+    surfaces: dict[str, Counter[str]] = defaultdict(Counter)
+    long_set = set(rep.values())
+    for pid, ex in papers:
+        local = local_long[pid]
+        for m in ex.mentions:
+            key = compact_key(m.text)
+            if not key or key in GENERIC:
+                continue
+            if key in local:
+                cluster = local[key]
+            elif key in rep:
+                cluster = rep[key]
+            elif key in defined and key not in long_set:
+                targets = defined[key]
+                if len(targets) == 1:
+                    cluster = next(iter(targets))
+                else:
+                    cluster = key
+                    res.ambiguous.add(key)
+            else:
+                cluster = key
+            res.cluster_of[(pid, m.text)] = cluster
+            votes[cluster][m.type] += 1
+            surfaces[cluster][m.text] += 1
+    for cluster, counter in votes.items():
+        best = max(counter.values())
+        res.label[cluster] = next(t for t in TYPE_ORDER if counter.get(t) == best)
+        names = surfaces[cluster]
+        res.name[cluster] = min(names, key=lambda s: (-names[s], is_acronym(s), len(s), s))
+        res.aliases[cluster] = set(names)
+        # The id comes from one fixed spelling of the cluster key, whichever paper came first.
+        res.canonical[cluster] = min(spellings.get(cluster) or {cluster}, key=lambda s: (name_key(s), s))
+    return res
+
+
+_FAMILY_SPLIT = re.compile(r"[-_\s]?(?=\d)|-(?=[A-Za-z]\d)|[-_\s](?=[a-z])")
+
+
+def model_family(name: str) -> str:
+    """`Qwen2.5-7B-Instruct` -> `Qwen`, `LLaMA3.1-8B` -> `LLaMA`, `DeepSeek-R1-Zero` -> `DeepSeek`,
+    `GPT-4o` -> `GPT`; a name with no version part is its own family."""
+    head = _FAMILY_SPLIT.split(name.strip(), maxsplit=1)[0].strip(" -_.")
+    return head if len(head) >= 2 else name.strip()
