@@ -1,0 +1,402 @@
+"""paperkg's spaCy components, registered in one place.
+
+Each component is a small class whose behaviour is fixed by its constructor arguments; the work is done
+by pure functions over `Doc`/`Span` that tests can call on `spacy.blank("en")` output.
+
+Results live on the Doc:
+- `doc.spans["paperkg_cands"]`: candidate spans from rules and gazetteers (label = entity type);
+- `doc.ents`-independent final spans in `doc.spans["paperkg"]` (label = entity type);
+- `doc._.paperkg_aliases`: list of (long form, short form) surface pairs;
+- `doc._.paperkg_introduced`: list of [start_char, end_char] of mentions presented as new;
+- `doc._.paperkg_relations`: list of [head, TYPE, tail, sentence index].
+Only plain lists live in these attributes so that docs cross process boundaries with `n_process > 1`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from spacy.language import Language
+from spacy.matcher import PhraseMatcher
+from spacy.tokens import Doc, Span
+from spacy.util import compile_infix_regex
+
+DATA_DIR = Path(__file__).parent / "data"
+CANDS = "paperkg_cands"
+FINAL = "paperkg"
+
+for _name in ("paperkg_aliases", "paperkg_introduced", "paperkg_relations"):
+    if not Doc.has_extension(_name):
+        Doc.set_extension(_name, default=None)
+
+DASH_CHARS = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"
+
+
+# --------------------------------------------------------------------------------------------
+# Tokenizer: finer splits, so that names glued by dashes, slashes or `$` align with tokens.
+# --------------------------------------------------------------------------------------------
+def customize_tokenizer(nlp: Language) -> None:
+    """Split on any dash between alphanumerics, on `/`, `$`, `=` and `+` inside words."""
+    infixes = [*nlp.Defaults.infixes,
+               rf"(?<=[0-9A-Za-z])[\-{DASH_CHARS}](?=[0-9A-Za-z$])",
+               rf"(?<=[A-Za-z0-9$])[\-{DASH_CHARS}](?=[A-Za-z0-9])",
+               r"[/$=+]",
+               r"(?<=[A-Za-z])(?=\$)"]
+    nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
+
+
+# --------------------------------------------------------------------------------------------
+# Schwartz–Hearst acronym detection
+# --------------------------------------------------------------------------------------------
+_SHORT_RE = re.compile(r"^[A-Za-z0-9][\w.+\-/&$\u2010-\u2015\u2212]{0,14}$")
+
+
+def _is_short_form(text: str) -> bool:
+    if not _SHORT_RE.match(text) or not any(c.isalpha() for c in text):
+        return False
+    if len(text.split()) > 2 or len(text) < 2:
+        return False
+    upper = sum(c.isupper() for c in text)
+    return upper >= 1 and (upper >= 2 or any(c.isdigit() for c in text) or text[0].isupper())
+
+
+def best_long_form(short: str, long_cand: str) -> int | None:
+    """Schwartz & Hearst (2003): return the start index in `long_cand` of the long form, or None."""
+    s = short.lower()
+    lc = long_cand.lower()
+    s_idx = len(s) - 1
+    l_idx = len(lc) - 1
+    while s_idx >= 0:
+        c = s[s_idx]
+        if not c.isalnum():
+            s_idx -= 1
+            continue
+        while l_idx >= 0 and (lc[l_idx] != c or (s_idx == 0 and l_idx > 0 and lc[l_idx - 1].isalnum())):
+            l_idx -= 1
+        if l_idx < 0:
+            return None
+        l_idx -= 1
+        s_idx -= 1
+    start = lc.rfind(" ", 0, l_idx + 1) + 1
+    return start
+
+
+def find_acronyms(doc: Doc) -> list[tuple[Span, Span]]:
+    """(long form span, short form span) pairs for `long form (SHORT)` in each sentence."""
+    pairs: list[tuple[Span, Span]] = []
+    sents = list(doc.sents) if doc.has_annotation("SENT_START") else [doc[:]]
+    for sent in sents:
+        for tok in sent:
+            if tok.text != "(":
+                continue
+            # short form: tokens up to ')' (max 5 tokens) with no spaces inside ideally
+            close = None
+            for j in range(tok.i + 1, min(tok.i + 8, sent.end)):
+                if doc[j].text == ")":
+                    close = j
+                    break
+                if doc[j].text in {"(", ";", ","}:
+                    break
+            if close is None or close == tok.i + 1:
+                continue
+            short_span = doc[tok.i + 1:close]
+            short = short_span.text
+            # "(SHORT; ...)" or "(e.g. ...)" filtered above; drop trailing plural 's' for matching
+            if not _is_short_form(short):
+                continue
+            match_short = short[:-1] if short.endswith("s") and short[:-1].isupper() else short
+            n_chars = sum(c.isalnum() for c in match_short)
+            max_words = min(n_chars + 5, n_chars * 2)
+            # candidate long form: words before "(" inside the sentence, stopping at punctuation
+            start_i = tok.i
+            words = 0
+            while start_i > sent.start and words < max_words:
+                prev = doc[start_i - 1]
+                if prev.text in {"(", ")", ";", ":", ",", ".", "\"", "[", "]"} or (prev.text.lower() in {
+                        "and", "or", "by", "with", "via", "the", "a", "an", "of"} and words >= n_chars):
+                    break
+                if prev.text in {"(", ")", ";", ":", ",", ".", "[", "]"}:
+                    break
+                start_i -= 1
+                if not prev.is_punct:
+                    words += 1
+            if start_i == tok.i:
+                continue
+            cand = doc[start_i:tok.i]
+            cand_text = cand.text
+            rel = best_long_form(match_short, cand_text)
+            if rel is None:
+                continue
+            long_span = doc.char_span(cand.start_char + rel, cand.end_char, alignment_mode="expand")
+            if long_span is None or len(long_span) == 0:
+                continue
+            # drop leading determiners/function words
+            while len(long_span) > 1 and long_span[0].lower_ in _LEADING_DROP:
+                long_span = long_span[1:]
+            if len(long_span.text) <= len(short) or long_span.text.lower() == short.lower():
+                continue
+            pairs.append((long_span, short_span))
+    return pairs
+
+
+_LEADING_DROP = {"the", "a", "an", "our", "this", "these", "its", "their", "we", "new", "novel", "of",
+                 "called", "named", "termed", "dubbed", "coined"}
+
+
+# --------------------------------------------------------------------------------------------
+# Model names by shape
+# --------------------------------------------------------------------------------------------
+MODEL_FAMILIES = (
+    "GPT", "ChatGPT", "InstructGPT", "LLaMA", "Llama", "LLaMa", "LLAMA", "Qwen", "QwQ", "DeepSeek", "Mistral",
+    "Mixtral", "Gemma", "Gemini", "Claude", "PaLM", "Phi", "T5", "Flan-T5", "BERT", "RoBERTa", "DeBERTa",
+    "ALBERT", "DistilBERT", "ELECTRA", "XLNet", "BART", "OPT", "BLOOM", "Falcon", "Vicuna", "Alpaca",
+    "OLMo", "OLMoE", "Pythia", "GPT-J", "GPT-NeoX", "StarCoder", "CodeLlama", "Code Llama", "InternLM",
+    "InternVL", "Yi", "Baichuan", "ChatGLM", "GLM", "MiniCPM", "LLaVA", "BLIP", "BLIP-2", "CLIP", "SigLIP",
+    "ViT", "DeiT", "Swin", "ResNet", "ResNeXt", "VGG", "EfficientNet", "MobileNet", "DenseNet", "Inception",
+    "AlexNet", "ConvNeXt", "DINO", "DINOv2", "SAM", "Stable Diffusion", "SDXL", "DALL-E", "DALL·E", "Imagen",
+    "Whisper", "wav2vec", "Wav2Vec2", "HuBERT", "Sora", "Kimi", "Grok", "o1", "o3", "o4-mini", "R1",
+    "Seed", "Doubao", "Hunyuan", "ERNIE", "Nemotron", "Granite", "SmolLM", "TinyLlama", "Zephyr", "Orca",
+    "WizardLM", "WizardMath", "MetaMath", "Mathstral", "DeepSeekMath", "Qwen-Math", "SD3", "SD3.5", "FLUX",
+    "PixArt", "U-Net", "UNet", "YOLO", "YOLOv8", "DETR", "Mask R-CNN", "Faster R-CNN", "AlphaGo", "AlphaZero",
+    "MuZero", "AlphaFold", "ESM", "GraphCast", "Chinchilla", "Gopher", "Galactica", "MPT", "Jamba", "Mamba",
+)
+
+_FAMILY_ALT = "|".join(sorted((re.escape(f) for f in MODEL_FAMILIES), key=len, reverse=True))
+_D = f"[\\-{DASH_CHARS}]"
+# family + version/size parts, e.g. Qwen2.5-7B-Instruct, LLaMA3.1-8B, GPT-4o, DeepSeek-R1-Zero, ResNet-50
+MODEL_RE = re.compile(
+    rf"(?<![\w\-])(?:{_FAMILY_ALT})"
+    rf"(?:[0-9][0-9.]*[a-z]?|{_D}?v[0-9.]+)?"
+    rf"(?:(?:{_D}|\s(?=\d+(?:\.\d+)?[BbMm]\b))(?:[0-9][0-9.]*[A-Za-z]{{0,2}}|[A-Z][A-Za-z0-9.]*|v[0-9.]+|mini|nano|turbo|base|large|small|medium|chat|instruct|distill|tiny|xl|xxl|it)\b)*"
+    rf"(?![\w])"
+)
+# generic shape: Name-7B, Name2-8B-Instruct (size suffix marks a trained model)
+SIZED_RE = re.compile(
+    rf"(?<![\w\-])[A-Z][A-Za-z0-9.]*(?:{_D}[A-Za-z0-9.]+)*{_D}\d+(?:\.\d+)?[BM](?:{_D}[A-Za-z0-9.]+)*(?![\w])"
+)
+
+
+def find_model_names(doc: Doc) -> list[Span]:
+    spans = []
+    for rx in (MODEL_RE, SIZED_RE):
+        for m in rx.finditer(doc.text):
+            text = m.group(0).rstrip(".")
+            span = doc.char_span(m.start(), m.start() + len(text), label="Model", alignment_mode="strict")
+            if span is not None:
+                spans.append(span)
+    return spans
+
+
+# --------------------------------------------------------------------------------------------
+# Gazetteer
+# --------------------------------------------------------------------------------------------
+def load_gazetteer(path: Path) -> dict[str, list[str]]:
+    """name -> type, from `name<TAB>type[<TAB>case]` lines; `#` comments."""
+    out: dict[str, list[str]] = {}
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            if not line.strip() or line.startswith("#"):
+                continue
+            parts = line.rstrip("\n").split("\t")
+            out.setdefault(parts[1], []).append(parts[0])
+    return out
+
+
+class GazetteerMatcher:
+    """Case-sensitive PhraseMatcher over curated names; labels are entity types."""
+
+    def __init__(self, nlp: Language, name: str, path: str | None = None,
+                 lower_types: Iterable[str] = ("Metric", "Task", "Method")) -> None:
+        self.name = name
+        gaz = load_gazetteer(Path(path) if path else DATA_DIR / "gazetteer.tsv")
+        self.exact = PhraseMatcher(nlp.vocab, attr="ORTH")
+        self.lower = PhraseMatcher(nlp.vocab, attr="LOWER")
+        lower_types = set(lower_types)
+        tokenizer = nlp.tokenizer
+        for etype, names in gaz.items():
+            matcher = self.lower if etype in lower_types else self.exact
+            matcher.add(etype, [tokenizer(n) for n in names])
+
+    def __call__(self, doc: Doc) -> Doc:
+        spans = list(doc.spans[CANDS]) if CANDS in doc.spans else []
+        for matcher in (self.exact, self.lower):
+            for match_id, start, end in matcher(doc):
+                spans.append(Span(doc, start, end, label=match_id))
+        doc.spans[CANDS] = spans
+        return doc
+
+
+# --------------------------------------------------------------------------------------------
+# Components
+# --------------------------------------------------------------------------------------------
+class AcronymDetector:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __call__(self, doc: Doc) -> Doc:
+        pairs = find_acronyms(doc)
+        spans = list(doc.spans[CANDS]) if CANDS in doc.spans else []
+        aliases = []
+        for long_span, short_span in pairs:
+            spans.append(Span(doc, long_span.start, long_span.end, label="LONG"))
+            spans.append(Span(doc, short_span.start, short_span.end, label="SHORT"))
+            aliases.append([long_span.text, short_span.text])
+        doc.spans[CANDS] = spans
+        doc._.paperkg_aliases = aliases
+        return doc
+
+
+class ModelNameMatcher:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __call__(self, doc: Doc) -> Doc:
+        spans = list(doc.spans[CANDS]) if CANDS in doc.spans else []
+        spans.extend(find_model_names(doc))
+        doc.spans[CANDS] = spans
+        return doc
+
+
+# -- type of a long form from its head word -----------------------------------------------------
+_HEAD_TYPES = {
+    "Metric": {"accuracy", "error", "score", "rate", "distance", "divergence", "loss", "regret", "precision",
+               "recall", "f1", "auc", "perplexity", "entropy", "ratio", "index", "coefficient", "cost"},
+    "Task": {"prediction", "detection", "classification", "generation", "recognition", "segmentation",
+             "estimation", "translation", "answering", "retrieval", "scheduling", "reasoning", "synthesis",
+             "evaluation", "forecasting", "inference", "privacy", "summarization", "tracking", "planning",
+             "control", "editing", "alignment", "navigation", "captioning", "completion", "parsing"},
+    "Benchmark": {"benchmark", "bench", "suite", "leaderboard", "environment", "environments", "challenge"},
+    "Dataset": {"dataset", "corpus", "data", "database"},
+}
+
+
+def type_from_head(text: str) -> str:
+    words = re.split(rf"[\s\-{DASH_CHARS}]+", text.lower())
+    head = words[-1] if words else ""
+    for etype, heads in _HEAD_TYPES.items():
+        if head in heads:
+            return etype
+    return "Method"
+
+
+GENERIC = {
+    "llm", "llms", "large language model", "large language models", "language model", "language models",
+    "diffusion model", "diffusion models", "neural network", "neural networks", "deep neural networks",
+    "vision-language models", "vision language models", "vlm", "vlms", "mllm", "mllms",
+    "multimodal large language models", "lrm", "lrms", "large reasoning models", "ai", "ml", "dl", "rl",
+    "nlp", "gnn", "gnns", "dnn", "dnns", "cnn", "cnns", "rnn", "rnns", "ssm", "ssms", "lm", "lms",
+    "machine learning", "deep learning", "artificial intelligence", "sota", "state-of-the-art", "i.e.",
+    "e.g.", "method", "approach", "framework", "model", "algorithm", "data", "benchmark", "benchmarks",
+}
+
+_PRIORITY = {"SHORT": 0, "LONG": 0, "Model": 3, "Benchmark": 2, "Dataset": 2, "Metric": 1, "Task": 1,
+             "Method": 1}
+
+
+def _norm(text: str) -> str:
+    return re.sub(rf"[\s\-{DASH_CHARS}]+", " ", text.lower()).strip()
+
+
+def resolve_mentions(doc: Doc) -> list[Span]:
+    """Pick non-overlapping typed spans from the candidates; type acronyms from their long forms;
+    add every further occurrence of a found surface string; drop generic kinds."""
+    cands = list(doc.spans[CANDS]) if CANDS in doc.spans else []
+    aliases = doc._.paperkg_aliases or []
+    typed = [s for s in cands if s.label_ not in ("LONG", "SHORT")]
+    typed_by_text: dict[str, str] = {}
+    for s in typed:
+        typed_by_text.setdefault(s.text, s.label_)
+    alias_type: dict[str, str] = {}
+    for long_text, short_text in aliases:
+        etype = typed_by_text.get(long_text) or typed_by_text.get(short_text) or type_from_head(long_text)
+        alias_type[long_text] = etype
+        alias_type[short_text] = etype
+    chosen: list[Span] = []
+    for s in cands:
+        if s.label_ in ("LONG", "SHORT"):
+            chosen.append(Span(doc, s.start, s.end, label=alias_type.get(s.text, "Method")))
+        else:
+            chosen.append(s)
+    chosen = [s for s in chosen if _norm(s.text) not in GENERIC and s.text.lower().rstrip("s") not in GENERIC]
+    # propagate: every occurrence of a chosen surface (exact text) is a mention too
+    surfaces = {s.text: s.label_ for s in sorted(chosen, key=lambda s: -_PRIORITY.get(s.label_, 0))}
+    if surfaces:
+        extra = []
+        pattern = re.compile("|".join(rf"(?<![\w\-]){re.escape(t)}(?![\w\-])"
+                                      for t in sorted(surfaces, key=len, reverse=True)))
+        for m in pattern.finditer(doc.text):
+            span = doc.char_span(m.start(), m.end(), label=surfaces[m.group(0)])
+            if span is not None:
+                extra.append(span)
+        chosen.extend(extra)
+    # non-overlapping, longest first, then priority
+    chosen.sort(key=lambda s: (-(s.end - s.start), -_PRIORITY.get(s.label_, 0), s.start))
+    taken = set()
+    final = []
+    for s in chosen:
+        if any(i in taken for i in range(s.start, s.end)):
+            continue
+        taken.update(range(s.start, s.end))
+        final.append(s)
+    final.sort(key=lambda s: s.start)
+    return final
+
+
+_INTRO_RE = re.compile(
+    r"\b(?:we\s+(?:propose|introduce|present|develop|design|call|name|term|dub|release|construct|build|curate)"
+    r"(?:\s+(?:a|an|the))?(?:\s+(?:new|novel|simple|general|unified|effective|efficient|principled|"
+    r"lightweight|scalable|first))*|called|dubbed|named|termed|coined|our)\s*$",
+    re.I)
+
+
+def detect_introduced(doc: Doc, spans: list[Span]) -> list[list[int]]:
+    """Mentions presented as new: preceded (within their sentence) by an introduction cue."""
+    out = []
+    for s in spans:
+        sent_start = s.sent.start_char if doc.has_annotation("SENT_START") else 0
+        left = doc.text[max(sent_start, s.start_char - 120):s.start_char]
+        if _INTRO_RE.search(left):
+            out.append([s.start_char, s.end_char])
+    # a short/long form inherits the flag of its partner
+    intro_texts = {doc.text[a:b] for a, b in out}
+    for long_text, short_text in doc._.paperkg_aliases or []:
+        if long_text in intro_texts or short_text in intro_texts:
+            intro_texts.update((long_text, short_text))
+    return [[s.start_char, s.end_char] for s in spans if s.text in intro_texts]
+
+
+class MentionResolver:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __call__(self, doc: Doc) -> Doc:
+        final = resolve_mentions(doc)
+        doc.spans[FINAL] = final
+        doc._.paperkg_introduced = detect_introduced(doc, final)
+        if doc._.paperkg_aliases is None:
+            doc._.paperkg_aliases = []
+        if doc._.paperkg_relations is None:
+            doc._.paperkg_relations = []
+        return doc
+
+
+@Language.factory("paperkg_acronyms")
+def make_acronyms(nlp: Language, name: str) -> AcronymDetector:
+    return AcronymDetector(name)
+
+
+@Language.factory("paperkg_model_names")
+def make_model_names(nlp: Language, name: str) -> ModelNameMatcher:
+    return ModelNameMatcher(name)
+
+
+@Language.factory("paperkg_gazetteer", default_config={"path": None})
+def make_gazetteer(nlp: Language, name: str, path: str | None) -> GazetteerMatcher:
+    return GazetteerMatcher(nlp, name, path)
+
+
+@Language.factory("paperkg_resolver")
+def make_resolver(nlp: Language, name: str) -> MentionResolver:
+    return MentionResolver(name)

@@ -1,0 +1,145 @@
+"""The extraction pipeline: `spacy.blank("en")` plus paperkg's registered components.
+
+    from paperkg.extract.pipeline import Extractor
+    for ex in Extractor().extract([(paper_id, abstract), ...]):
+        print(ex.to_json())
+
+Nothing is downloaded at run time: the gazetteer and the trained NER ship inside the package.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import warnings
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import spacy
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from paperkg.extract import factories
+from paperkg.extract.records import Extraction, Mention, RelationMention
+
+log = logging.getLogger(__name__)
+
+MODES = ("default", "rules")
+MODEL_DIR = Path(__file__).parent / "model"
+# Abstracts longer than this are split into chunks (spaCy's own limit is nlp.max_length).
+CHUNK_CHARS = 100_000
+
+
+def build_nlp(mode: str = "default") -> Language:
+    """A blank English pipeline with paperkg's components; `rules` leaves out the trained NER."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+    nlp = spacy.blank("en")
+    factories.customize_tokenizer(nlp)
+    nlp.add_pipe("sentencizer")
+    ner_dir = MODEL_DIR / "ner"
+    if mode == "default" and ner_dir.exists():
+        factories.add_trained_ner(nlp, ner_dir)
+    nlp.add_pipe("paperkg_acronyms")
+    nlp.add_pipe("paperkg_model_names")
+    nlp.add_pipe("paperkg_gazetteer")
+    nlp.add_pipe("paperkg_resolver")
+    return nlp
+
+
+def _split_long(text: str, limit: int) -> list[tuple[int, str]]:
+    """Cut `text` into pieces of at most `limit` chars at sentence-ish boundaries: (offset, piece)."""
+    pieces = []
+    start = 0
+    while len(text) - start > limit:
+        window = text[start:start + limit]
+        cut = 0
+        for pattern in (r"[.!?]\s+", r"\n+", r"\s+"):
+            ends = [m.end() for m in re.finditer(pattern, window[limit // 2:])]
+            if ends:
+                cut = limit // 2 + ends[-1]
+                break
+        cut = cut or limit
+        pieces.append((start, text[start:start + cut]))
+        start += cut
+    pieces.append((start, text[start:]))
+    return pieces
+
+
+def doc_to_extraction(doc: Doc, paper_id: str, text: str | None = None, offset: int = 0,
+                      sent_offset: int = 0) -> Extraction:
+    """Read the components' results off a Doc (offsets shifted by `offset` for chunks)."""
+    text = doc.text if text is None else text
+    sentences = [(s.start_char + offset, s.end_char + offset) for s in doc.sents] if len(doc) else []
+    sent_index = {}
+    for i, s in enumerate(doc.sents if len(doc) else []):
+        for t in range(s.start, s.end):
+            sent_index[t] = i + sent_offset
+    intro = {tuple(x) for x in (doc._.paperkg_introduced or [])}
+    mentions = [
+        Mention(text=s.text, type=s.label_, start=s.start_char + offset, end=s.end_char + offset,
+                sentence=sent_index.get(s.start, 0), introduced=(s.start_char, s.end_char) in intro)
+        for s in doc.spans.get(factories.FINAL, [])
+    ]
+    aliases = [(a, b) for a, b in (doc._.paperkg_aliases or [])]
+    relations = [RelationMention(head=h, type=r, tail=t, sentence=i + sent_offset)
+                 for h, r, t, i in (doc._.paperkg_relations or [])]
+    return Extraction(paper_id=paper_id, text=text, sentences=sentences, mentions=mentions,
+                      aliases=aliases, relations=relations)
+
+
+def _merge(paper_id: str, text: str, parts: list[Extraction]) -> Extraction:
+    out = Extraction(paper_id=paper_id, text=text)
+    for p in parts:
+        out.sentences.extend(p.sentences)
+        out.mentions.extend(p.mentions)
+        out.aliases.extend(a for a in p.aliases if a not in out.aliases)
+        out.relations.extend(p.relations)
+    return out
+
+
+class Extractor:
+    """Entities, aliases and relations from abstracts, as `paperkg.extract.records.Extraction`."""
+
+    def __init__(self, mode: str = "default", n_process: int = 1, batch_size: int = 64) -> None:
+        self.mode = mode
+        self.n_process = max(1, int(n_process))
+        self.batch_size = max(1, int(batch_size))
+        self.nlp = build_nlp(mode)
+        self.limit = min(CHUNK_CHARS, self.nlp.max_length)
+
+    def _pieces(self, papers: Iterable[tuple[str, str]]) -> Iterator[tuple[str, tuple[str, int, int, int]]]:
+        for index, (paper_id, text) in enumerate(papers):
+            text = text or ""
+            if len(text) <= self.limit:
+                yield text, (paper_id, index, 0, 1)
+                continue
+            pieces = _split_long(text, self.limit)
+            msg = (f"abstract {paper_id!r} has {len(text):,} characters; "
+                   f"extracting it in {len(pieces)} chunks of at most {self.limit:,}")
+            warnings.warn(msg, stacklevel=3)
+            log.warning(msg)
+            for offset, piece in pieces:
+                yield piece, (paper_id, index, offset, len(pieces))
+
+    def extract(self, papers: Iterable[tuple[str, str]]) -> Iterator[Extraction]:
+        """One Extraction per (paper_id, abstract) pair, in input order."""
+        stream = self.nlp.pipe(self._pieces(papers), as_tuples=True,
+                               n_process=self.n_process, batch_size=self.batch_size)
+        pending: list[tuple[str, Extraction]] = []
+        sent_offset = 0
+        for doc, (paper_id, _index, offset, n_parts) in stream:
+            if n_parts == 1:
+                yield doc_to_extraction(doc, paper_id)
+                continue
+            part = doc_to_extraction(doc, paper_id, doc.text, offset, sent_offset)
+            pending.append((doc.text, part))
+            sent_offset += len(part.sentences)
+            if len(pending) == n_parts:
+                full = "".join(t for t, _ in pending)
+                yield _merge(paper_id, full, [p for _, p in pending])
+                pending = []
+                sent_offset = 0
+
+    def extract_text(self, text: str, paper_id: str = "") -> Extraction:
+        return next(self.extract([(paper_id, text)]))
