@@ -1,0 +1,296 @@
+"""The `paperkg` command. stdout carries only results; messages, warnings and the progress bar
+(on a terminal only) go to stderr. Exit codes follow sysexits: 2 usage, 65 bad data, 66 not found,
+69 store unavailable."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import click
+
+from paperkg.graph.errors import PaperkgError
+from paperkg.graph.store import DEFAULT_STORE, GraphStore, open_store
+
+
+def _fail(err: PaperkgError) -> None:
+    click.echo(f"paperkg: error: {err}", err=True)
+    sys.exit(err.exit_code)
+
+
+def handle_errors(func: Callable) -> Callable:
+    """Turn the project's errors into one line on stderr and its exit code."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except PaperkgError as err:
+            _fail(err)
+        except KeyboardInterrupt:
+            click.echo("paperkg: interrupted; the store is unchanged", err=True)
+            sys.exit(130)
+        except BrokenPipeError:
+            sys.stderr.close()
+            sys.exit(0)
+
+    return wrapper
+
+
+def store_options(func: Callable) -> Callable:
+    """--store or --neo4j (with credentials), each also from the environment."""
+    options = [
+        click.option("--store", "store", envvar="PAPERKG_STORE", default=DEFAULT_STORE, show_default=True,
+                     type=click.Path(file_okay=False), help="Embedded store directory [env PAPERKG_STORE]."),
+        click.option("--neo4j", "neo4j_uri", envvar="PAPERKG_NEO4J_URI", default=None, metavar="URI",
+                     help="Use a Neo4j server instead, e.g. bolt://localhost:7687 [env PAPERKG_NEO4J_URI]."),
+        click.option("--neo4j-user", envvar="PAPERKG_NEO4J_USER", default=None,
+                     help="[env PAPERKG_NEO4J_USER]"),
+        click.option("--neo4j-password", envvar="PAPERKG_NEO4J_PASSWORD", default=None,
+                     help="[env PAPERKG_NEO4J_PASSWORD]"),
+        click.option("--neo4j-database", envvar="PAPERKG_NEO4J_DATABASE", default=None,
+                     help="Database name (default: the server's default) [env PAPERKG_NEO4J_DATABASE]."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def _open(kwargs: dict[str, Any], *, create: bool = False) -> GraphStore:
+    return open_store(
+        kwargs.pop("store"), kwargs.pop("neo4j_uri"), kwargs.pop("neo4j_user"),
+        kwargs.pop("neo4j_password"), kwargs.pop("neo4j_database"), create=create,
+    )
+
+
+def _reporter(problem: object) -> None:
+    click.echo(f"paperkg: {getattr(problem, 'severity', 'warning')}: {problem}", err=True)
+
+
+def _progress(label: str) -> Callable[[Iterable, int], Iterable] | None:
+    if not sys.stderr.isatty():
+        return None
+
+    def bar(items: Iterable, total: int) -> Iterable:
+        with click.progressbar(items, length=total, label=label, file=sys.stderr) as wrapped:
+            yield from wrapped
+
+    return bar
+
+
+def _print_json(data: Any) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=None))
+
+
+def _parse_params(pairs: tuple[str, ...]) -> dict[str, str]:
+    params: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise click.UsageError(f"--param takes NAME=VALUE, got {pair!r}")
+        params[name.strip()] = value
+    return params
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="paperkg")
+def main() -> None:
+    """paperkg: knowledge graphs of ML research from paper abstracts."""
+
+
+@main.command()
+@click.argument("inputs", nargs=-1, required=True)
+@store_options
+@click.option("--mode", type=click.Choice(["default", "rules"]), default="default", show_default=True,
+              help="Extraction pipeline: learned + rules, or rules only (faster).")
+@click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Extraction processes.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@handle_errors
+def build(inputs: tuple[str, ...], mode: str, jobs: int, as_json: bool, **kwargs: Any) -> None:
+    """Read INPUT files (collection .txt, .jsonl, .csv, .gz, directories, - for stdin), extract,
+    resolve and add them to the store."""
+    from paperkg.extract.ingest import ingest
+
+    store = _open(kwargs, create=True)
+    try:
+        summary = ingest(inputs, store, _reporter, mode=mode, n_process=jobs,
+                         progress=_progress("extracting"))
+    finally:
+        store.close()
+    if as_json:
+        _print_json(summary.to_json())
+    else:
+        nodes = ", ".join(f"{k} {v}" for k, v in summary.stats["nodes"].items() if v)
+        edges = ", ".join(f"{k} {v}" for k, v in summary.stats["edges"].items() if v)
+        click.echo(f"read {summary.records} records: {summary.new_papers} new papers, "
+                   f"{summary.extracted} extracted, {summary.papers} papers in the store"
+                   f"{'' if summary.saved else ' (nothing changed)'}")
+        click.echo(f"nodes: {nodes or 'none'}")
+        click.echo(f"edges: {edges or 'none'}")
+    if summary.errors:
+        click.echo(f"paperkg: {summary.errors} input problem(s) reported above; the good records "
+                   "were added", err=True)
+        sys.exit(65)
+
+
+@main.command()
+@click.argument("inputs", nargs=-1, required=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write JSON lines here instead of stdout.")
+@click.option("--mode", type=click.Choice(["default", "rules"]), default="default", show_default=True)
+@click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True)
+@handle_errors
+def extract(inputs: tuple[str, ...], output: str | None, mode: str, jobs: int) -> None:
+    """Extract entities, acronyms and relations, one JSON line per abstract (no store)."""
+    from paperkg.extract.pipeline import Extractor
+    from paperkg.extract.readers import read_inputs
+
+    errors = 0
+
+    def report(problem: object) -> None:
+        nonlocal errors
+        errors += getattr(problem, "severity", "") == "error"
+        _reporter(problem)
+
+    records = read_inputs(inputs, report)
+    extractor = Extractor(mode=mode, n_process=jobs)
+    out = open(output, "w", encoding="utf-8") if output else sys.stdout  # noqa: SIM115
+    try:
+        for extraction in extractor.extract((r.id, r.abstract) for r in records):
+            out.write(json.dumps(extraction.to_json(), ensure_ascii=False) + "\n")
+    finally:
+        if output:
+            out.close()
+    if errors:
+        sys.exit(65)
+
+
+@main.command()
+@store_options
+@click.option("--json", "as_json", is_flag=True, help='{"nodes": {label: n}, "edges": {type: n}}')
+@handle_errors
+def stats(as_json: bool, **kwargs: Any) -> None:
+    """Count nodes by label and edges by type."""
+    store = _open(kwargs)
+    try:
+        counts = store.stats()
+    finally:
+        store.close()
+    if as_json:
+        _print_json(counts)
+        return
+    for section in ("nodes", "edges"):
+        click.echo(f"{section}:")
+        for name, count in counts[section].items():
+            click.echo(f"  {name:<14} {count}")
+
+
+@main.group()
+def export() -> None:
+    """Export the graph."""
+
+
+@export.command("graphml")
+@click.argument("out", type=click.Path(dir_okay=False))
+@store_options
+@handle_errors
+def export_graphml(out: str, **kwargs: Any) -> None:
+    """Write GraphML that Gephi opens (OUT, or - for stdout)."""
+    from paperkg.graph.graphml import write_graphml
+
+    store = _open(kwargs)
+    try:
+        graph = store.export()
+    finally:
+        store.close()
+    if out == "-":
+        nodes, edges = write_graphml(graph, sys.stdout.buffer)
+    else:
+        nodes, edges = write_graphml(graph, out)
+    click.echo(f"wrote {nodes} nodes and {edges} edges to {out}", err=True)
+
+
+@main.command()
+@click.argument("name", required=False)
+@click.option("--cypher", default=None, help="Run read-only Cypher text instead of a catalog query.")
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="A query parameter.")
+@click.option("--list", "list_queries", is_flag=True, help="List the catalog.")
+@click.option("--json", "as_json", is_flag=True, help="Print rows as JSON.")
+@store_options
+@handle_errors
+def query(name: str | None, cypher: str | None, params: tuple[str, ...], list_queries: bool,
+          as_json: bool, **kwargs: Any) -> None:
+    """Run a named catalog query (see --list) or read-only --cypher on either store."""
+    from paperkg.queries.catalog import catalog_json
+    from paperkg.queries.runner import run_cypher, run_named
+
+    if list_queries:
+        catalog = catalog_json()
+        if as_json:
+            _print_json(catalog)
+        else:
+            for q in catalog:
+                args = ", ".join(p["name"] + ("" if p["required"] else "?") for p in q["params"])
+                click.echo(f"{q['name']}({args})  {q['description']}")
+        return
+    if bool(name) == bool(cypher):
+        raise click.UsageError("give a query NAME or --cypher TEXT (see --list)")
+    raw = _parse_params(params)
+    store = _open(kwargs)
+    try:
+        if cypher:
+            rows = run_cypher(store, cypher, {k: _json_or_text(v) for k, v in raw.items()})
+        else:
+            rows = run_named(store, name, raw)  # type: ignore[arg-type]
+    finally:
+        store.close()
+    if as_json:
+        _print_json(rows)
+        return
+    if not rows:
+        click.echo("(no rows)", err=True)
+        return
+    columns = list(rows[0])
+    click.echo("\t".join(columns))
+    for row in rows:
+        click.echo("\t".join(_cell(row.get(c)) for c in columns))
+
+
+def _json_or_text(value: str) -> Any:
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, ensure_ascii=False)
+    return "" if value is None else str(value)
+
+
+@main.command()
+@store_options
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
+@handle_errors
+def serve(host: str, port: int, **kwargs: Any) -> None:
+    """Serve the HTTP API (OpenAPI docs at /docs)."""
+    import uvicorn
+
+    from paperkg.api.app import create_app
+    from paperkg.api.settings import Settings
+
+    settings = Settings(
+        store=kwargs["store"], neo4j_uri=kwargs["neo4j_uri"], neo4j_user=kwargs["neo4j_user"],
+        neo4j_password=kwargs["neo4j_password"], neo4j_database=kwargs["neo4j_database"],
+    )
+    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+
+
+if __name__ == "__main__":
+    main()

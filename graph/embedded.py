@@ -1,0 +1,125 @@
+"""The embedded store: a networkx graph in a directory, no server.
+
+One pickle holds the corpus and the derived graph. It is written to a temporary file, flushed to
+disk and renamed over the old one, so a build that fails or is killed leaves the previous store
+loadable and unchanged; a lock file keeps two builds from interleaving.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import pickle
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import networkx as nx
+
+from paperkg.graph.corpus import Corpus
+from paperkg.graph.errors import BadInputError, InputNotFoundError, StoreUnavailableError
+from paperkg.graph.model import KnowledgeGraph
+from paperkg.graph.store import graph_stats
+
+FORMAT = 1
+DATA_FILE = "graph.pickle"
+LOCK_FILE = ".lock"
+
+
+def to_networkx(graph: KnowledgeGraph) -> nx.MultiDiGraph:
+    """The query view: grand-cypher reads labels and types from a `__labels__` set."""
+    g = nx.MultiDiGraph()
+    for key, node in graph.nodes.items():
+        g.add_node(key, **node.props, __labels__={node.label})
+    for eid, edge in graph.edges.items():
+        g.add_edge(edge.source, edge.target, key=eid, **edge.props, __labels__={edge.type})
+    return g
+
+
+class EmbeddedStore:
+    kind = "embedded"
+
+    def __init__(self, path: Path, *, create: bool = False) -> None:
+        self.path = Path(path)
+        if self.path.exists() and not self.path.is_dir():
+            raise BadInputError(f"store path {self.path} is a file, not a directory",
+                                "give --store a directory")
+        if not create and not (self.path / DATA_FILE).exists():
+            raise InputNotFoundError(f"no paperkg store at {self.path}",
+                                     "build one first with `paperkg build INPUT --store PATH`")
+        self._data: dict | None = None
+        self._nx: nx.MultiDiGraph | None = None
+
+    def _load(self) -> dict:
+        if self._data is None:
+            file = self.path / DATA_FILE
+            if not file.exists():
+                self._data = {"format": FORMAT, "corpus": Corpus(), "graph": KnowledgeGraph()}
+            else:
+                try:
+                    with open(file, "rb") as fh:
+                        data = pickle.load(fh)
+                except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError) as err:
+                    raise StoreUnavailableError(f"cannot read the store {file}: {err}",
+                                                "rebuild it into a new --store directory") from err
+                if not isinstance(data, dict) or data.get("format") != FORMAT:
+                    raise StoreUnavailableError(f"{file} is not a paperkg store of format {FORMAT}",
+                                                "rebuild it into a new --store directory")
+                self._data = data
+        return self._data
+
+    def load_corpus(self) -> Corpus:
+        return self._load()["corpus"]
+
+    def graph(self) -> KnowledgeGraph:
+        return self._load()["graph"]
+
+    def networkx(self) -> nx.MultiDiGraph:
+        if self._nx is None:
+            self._nx = to_networkx(self.graph())
+        return self._nx
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        self.path.mkdir(parents=True, exist_ok=True)
+        with open(self.path / LOCK_FILE, "a+") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError as err:
+                raise StoreUnavailableError(f"the store {self.path} is being written by another process",
+                                            "wait for that build to finish") from err
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+    def save(self, corpus: Corpus, graph: KnowledgeGraph) -> None:
+        data = {"format": FORMAT, "corpus": corpus, "graph": graph}
+        with self._locked():
+            fd, tmp = tempfile.mkstemp(prefix=".graph-", suffix=".tmp", dir=self.path)
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    pickle.dump(data, fh, protocol=pickle.HIGHEST_PROTOCOL)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                os.replace(tmp, self.path / DATA_FILE)
+                dir_fd = os.open(self.path, os.O_RDONLY)
+                try:
+                    os.fsync(dir_fd)
+                finally:
+                    os.close(dir_fd)
+            except BaseException:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(tmp)
+                raise
+        self._data, self._nx = data, None
+
+    def stats(self) -> dict[str, dict[str, int]]:
+        return graph_stats(self.graph())
+
+    def export(self) -> KnowledgeGraph:
+        return self.graph()
+
+    def close(self) -> None:
+        self._data, self._nx = None, None
