@@ -1,0 +1,605 @@
+"""Readers that turn abstract files (collection text, JSON Lines, CSV, gzip, directories, stdin) into
+`PaperInput` records.
+
+Everything streams: files are read line by line and records are yielded as soon as they are parsed, so
+a corpus larger than memory can be ingested. Bad input is the normal case for a tool fed by scrapers
+and spreadsheets, so nothing here raises for it (except a missing path, checked before anything is
+read so that a typo never half-ingests a batch): each problem goes to the caller's `report` callback
+with the file and line, the bad record or file is skipped, and the good records still come through.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import gzip
+import io
+import json
+import os
+import re
+import stat
+import sys
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import BinaryIO, TextIO
+
+from paperkg.extract.records import PaperInput
+from paperkg.graph.errors import InputNotFoundError
+from paperkg.graph.normalize import paper_id_for
+
+__all__ = ["STDIN_SOURCE", "SUPPORTED_EXTENSIONS", "Problem", "format_for", "read_inputs"]
+
+STDIN_SOURCE = "<stdin>"
+
+# Extension (after an optional `.gz`) → format. `.json` is read as JSON Lines: the common tools that
+# export "JSON" datasets one object per line (arXiv metadata, HF datasets) name them so.
+SUPPORTED_EXTENSIONS: dict[str, str] = {
+    ".txt": "text",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".json": "jsonl",
+    ".csv": "csv",
+}
+
+GZIP_MAGIC = b"\x1f\x8b"
+SNIFF_BYTES = 8192
+# A physical line (or CSV field) beyond this is skipped with an error instead of being held in memory:
+# it bounds what a file without newlines or a CSV with an unterminated quote can make us buffer.
+# spaCy's default max_length is 1,000,000 characters, so real abstracts are far below it.
+MAX_LINE_BYTES = 32 * 1024 * 1024
+MAX_CSV_FIELD_CHARS = MAX_LINE_BYTES
+# Beyond this many lines with invalid UTF-8 in one file, one summary warning replaces the rest
+# (a Latin-1 file would otherwise print a warning per line).
+MAX_DECODE_WARNINGS = 20
+
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+_AUTHOR_SPLIT_RE = re.compile(r"\s*[,;]\s*(?:and\s+)?|\s+and\s+")
+_CONTROL_RE = re.compile("[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f]")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something wrong in the input that is reported but does not stop the run.
+
+    `severity` is "error" when a record or file was skipped and "warning" when it was kept or nothing
+    was lost, so a caller can decide whether a run with problems still counts as a success.
+    """
+
+    source: str
+    line: int | None
+    message: str
+    severity: str  # "warning" | "error"
+
+    def __str__(self) -> str:
+        where = self.source if self.line is None else f"{self.source}:{self.line}"
+        return f"{where}: {self.message}"
+
+
+def read_inputs(
+    paths: Sequence[str],
+    report: Callable[[Problem], None],
+    stdin: TextIO | None = None,
+) -> Iterator[PaperInput]:
+    """Yield every abstract in `paths` (files, directories, or `-` for stdin), streaming.
+
+    Missing paths are checked here, eagerly, before the iterator is returned, so that a typo in one
+    argument fails the whole command before anything is ingested. Every other problem goes to
+    `report` and reading goes on.
+    """
+    if isinstance(paths, (str, bytes)):
+        raise TypeError("read_inputs() takes a sequence of paths, not a single path")
+    names = [os.fspath(p) for p in paths]
+    missing = [p for p in names if p != "-" and not os.path.exists(p)]
+    if missing:
+        raise InputNotFoundError(
+            "input not found: " + ", ".join(missing), hint="check the path and try again"
+        )
+    return _iter_inputs(names, report, stdin)
+
+
+# --------------------------------------------------------------------------------------------------
+# Walking the arguments
+
+
+def _iter_inputs(
+    paths: list[str], report: Callable[[Problem], None], stdin: TextIO | None
+) -> Iterator[PaperInput]:
+    stdin_used = False
+    for path in paths:
+        if path == "-":
+            if stdin_used:
+                report(Problem(STDIN_SOURCE, None, "stdin given more than once; read once", "warning"))
+                continue
+            stdin_used = True
+            yield from _read_stdin(stdin if stdin is not None else sys.stdin, report)
+        elif os.path.isdir(path):
+            yield from _read_directory(path, report)
+        else:
+            fmt = format_for(path)
+            yield from _read_path(path, fmt, report, explicit=True)
+
+
+def format_for(path: str) -> str | None:
+    """The format a file name promises (`.gz` looked through), or None if it promises none."""
+    name = os.path.basename(path).lower()
+    if name.endswith(".gz"):
+        name = name[:-3]
+    return SUPPORTED_EXTENSIONS.get(os.path.splitext(name)[1])
+
+
+def _read_directory(root: str, report: Callable[[Problem], None]) -> Iterator[PaperInput]:
+    """Read supported files below `root` in sorted path order, so every run ingests alike."""
+    files: list[str] = []
+
+    def walk_error(err: OSError) -> None:
+        report(Problem(err.filename or root, None, f"cannot list directory: {err.strerror}", "error"))
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=walk_error):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        files.extend(os.path.join(dirpath, f) for f in filenames if not f.startswith("."))
+    files.sort()
+    found = False
+    for path in files:
+        fmt = format_for(path)
+        if fmt is None:
+            report(Problem(path, None, "unsupported file type (want .txt, .jsonl, .ndjson, .json, "
+                                       ".csv, optionally .gz), skipped", "warning"))
+            continue
+        found = True
+        # A fifo or socket met while walking would block or fail in open(); given by name (as with
+        # `<(zcat ...)`) it is read like any file.
+        try:
+            regular = stat.S_ISREG(os.stat(path).st_mode)
+        except OSError as err:
+            report(Problem(path, None, f"cannot open: {err.strerror or err}", "error"))
+            continue
+        if not regular:
+            report(Problem(path, None, "not a regular file (fifo, socket or device), skipped", "error"))
+            continue
+        yield from _read_path(path, fmt, report, explicit=False)
+    if not found:
+        report(Problem(root, None, "no supported files in directory", "warning"))
+
+
+# --------------------------------------------------------------------------------------------------
+# Opening a source: gzip by magic bytes, binary sniffing, line decoding
+
+
+class _Prefixed:
+    """A read-only byte stream that serves bytes already consumed for sniffing before the rest.
+
+    Sniffing must work on pipes (stdin), which cannot seek back.
+    """
+
+    def __init__(self, prefix: bytes, rest: BinaryIO) -> None:
+        self._prefix = io.BytesIO(prefix)
+        self._rest = rest
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._prefix.read(size)
+        if size < 0:
+            return data + self._rest.read()
+        if len(data) < size:
+            data += self._rest.read(size - len(data))
+        return data
+
+    def readline(self, limit: int = -1) -> bytes:
+        line = self._prefix.readline(limit)
+        if line.endswith(b"\n") or (limit >= 0 and len(line) >= limit):
+            return line
+        return line + self._rest.readline(-1 if limit < 0 else limit - len(line))
+
+
+def _read_exact(stream: BinaryIO | _Prefixed, size: int) -> bytes:
+    chunks: list[bytes] = []
+    got = 0
+    while got < size:
+        chunk = stream.read(size - got)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+class _Context:
+    """Per-source bookkeeping: where problems are reported and whether anything came out."""
+
+    def __init__(self, source: str, report: Callable[[Problem], None]) -> None:
+        self.source = source
+        self._report = report
+        self.yielded = 0
+        self.file_failed = False
+        self.decode_warnings = 0
+        self.line = 0  # last physical line read, for errors that end the source
+
+    def warn(self, line: int | None, message: str) -> None:
+        self._report(Problem(self.source, line, message, "warning"))
+
+    def error(self, line: int | None, message: str) -> None:
+        self._report(Problem(self.source, line, message, "error"))
+
+    def fail(self, line: int | None, message: str) -> None:
+        """An error that ends the whole source (nothing more can be read from it)."""
+        self.file_failed = True
+        self.error(line, message)
+
+
+def _read_path(
+    path: str, fmt: str | None, report: Callable[[Problem], None], explicit: bool
+) -> Iterator[PaperInput]:
+    ctx = _Context(path, report)
+    try:
+        fh = open(path, "rb")  # noqa: SIM115 - closed in the finally below, across yields
+    except OSError as err:
+        ctx.fail(None, f"cannot open: {err.strerror or err}")
+        return
+    try:
+        yield from _read_binary(fh, fmt, ctx, unknown_type_warning=explicit and fmt is None)
+    finally:
+        fh.close()
+
+
+def _read_stdin(stdin: TextIO, report: Callable[[Problem], None]) -> Iterator[PaperInput]:
+    ctx = _Context(STDIN_SOURCE, report)
+    buffer = getattr(stdin, "buffer", None)
+    if buffer is not None:
+        # The bytes underneath, so invalid UTF-8 is reported by line instead of raising mid-stream
+        # (or turning into lone surrogates under a C locale's surrogateescape).
+        yield from _read_binary(buffer, None, ctx, unknown_type_warning=False)
+    else:
+        yield from _read_text_stream(stdin, ctx)
+
+
+def _read_binary(
+    raw: BinaryIO, fmt: str | None, ctx: _Context, unknown_type_warning: bool
+) -> Iterator[PaperInput]:
+    try:
+        magic = _read_exact(raw, 2)
+        stream: BinaryIO | _Prefixed = _Prefixed(magic, raw)
+        if magic == GZIP_MAGIC:
+            stream = gzip.GzipFile(fileobj=stream, mode="rb")  # type: ignore[arg-type]
+        head = _read_exact(stream, SNIFF_BYTES)
+        why = _binary_reason(head)
+        if why:
+            ctx.fail(None, f"{why}; file skipped")
+            return
+        if fmt is None:
+            fmt = _sniff(head.decode("utf-8", errors="replace"))
+            if unknown_type_warning:
+                ctx.warn(None, f"unknown file type; read as {_FORMAT_NAMES[fmt]} (from its content)")
+        lines = _decoded_lines(_Prefixed(head, stream), ctx)  # type: ignore[arg-type]
+        yield from _parse(fmt, lines, ctx)
+    except (OSError, EOFError, zlib.error) as err:
+        # Unreadable midway (I/O error, corrupt or truncated gzip): records already yielded stay.
+        where = f" after line {ctx.line}" if ctx.line else ""
+        ctx.fail(None, f"read failed{where}: {err}; rest of file skipped")
+    _finish(ctx)
+
+
+def _read_text_stream(stream: TextIO, ctx: _Context) -> Iterator[PaperInput]:
+    """stdin that is already text (tests, embedding callers): no bytes to sniff, so look at lines."""
+    try:
+        head_lines: list[str] = []
+        for text in stream:
+            head_lines.append(text)
+            if text.strip():
+                break
+        head = "".join(head_lines)
+        if "\x00" in head:
+            ctx.fail(None, "binary data (NUL characters); input skipped")
+            return
+
+        def numbered() -> Iterator[tuple[int, str]]:
+            if head_lines:
+                head_lines[0] = head_lines[0].lstrip("\ufeff")
+            yield from enumerate(head_lines, 1)
+            yield from enumerate(stream, len(head_lines) + 1)
+
+        yield from _parse(_sniff(head), numbered(), ctx)
+    except (OSError, UnicodeDecodeError) as err:
+        ctx.fail(None, f"read failed: {err}; rest of input skipped")
+    _finish(ctx)
+
+
+def _finish(ctx: _Context) -> None:
+    if ctx.decode_warnings > MAX_DECODE_WARNINGS:
+        ctx.warn(None, f"{ctx.decode_warnings - MAX_DECODE_WARNINGS} more lines with invalid UTF-8 "
+                       "(replaced with U+FFFD)")
+    if ctx.yielded == 0 and not ctx.file_failed:
+        ctx.warn(None, "no abstracts")
+
+
+def _binary_reason(head: bytes) -> str | None:
+    """Why the first bytes do not look like UTF-8 text, or None if they do."""
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "binary file: UTF-16 text is not supported, convert it to UTF-8"
+    if b"\x00" in head:
+        return "binary file (NUL bytes in the first 8 KB)"
+    if not head:
+        return None
+    # final=False: a multi-byte character cut by the 8 KB boundary is not counted as bad.
+    text = codecs.getincrementaldecoder("utf-8")(errors="replace").decode(head, final=False)
+    # Text in a legacy encoding (Latin-1) has some undecodable bytes but few control characters;
+    # random or compressed bytes have both in large numbers.
+    controls = len(_CONTROL_RE.findall(text))
+    replaced = text.count("\ufffd")
+    if controls > max(8, len(text) // 20) or replaced > max(8, len(text) * 3 // 10):
+        return "binary file (not text: control characters or undecodable bytes in the first 8 KB)"
+    return None
+
+
+_FORMAT_NAMES = {"text": "collection text", "jsonl": "JSON Lines", "csv": "CSV", "json-array": "JSON"}
+
+
+def _sniff(head: str) -> str:
+    """Guess a format from the first bytes: `{` → JSON Lines, a header with `abstract` → CSV,
+    anything else → collection text."""
+    start = head.lstrip("\ufeff \t\r\n")
+    if start.startswith(("{", "[")):  # "[": a JSON array, which the JSON Lines parser explains
+        return "jsonl"
+    if "\n" in start:
+        first = start.split("\n", 1)[0].rstrip("\r")
+        try:
+            header = next(csv.reader([first]))
+        except (csv.Error, StopIteration):
+            header = []
+        if len(header) > 1 and "abstract" in (h.strip().lower() for h in header):
+            return "csv"
+    return "text"
+
+
+def _decoded_lines(stream: _Prefixed, ctx: _Context) -> Iterator[tuple[int, str]]:
+    """(line number, text with its line ending), decoding each line on its own so one bad byte
+    costs one warning and a replacement character, not the file."""
+    lineno = 0
+    while True:
+        raw = stream.readline(MAX_LINE_BYTES + 1)
+        if not raw:
+            return
+        lineno += 1
+        ctx.line = lineno
+        if len(raw) > MAX_LINE_BYTES:
+            while raw and not raw.endswith(b"\n"):
+                raw = stream.readline(1024 * 1024)
+            ctx.error(lineno, f"line longer than {MAX_LINE_BYTES} bytes, skipped")
+            continue
+        if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as err:
+            text = raw.decode("utf-8", errors="replace")
+            ctx.decode_warnings += 1
+            if ctx.decode_warnings <= MAX_DECODE_WARNINGS:
+                ctx.warn(lineno, f"invalid UTF-8 at byte {err.start} of the line; "
+                                 "replaced with U+FFFD and kept")
+        yield lineno, text
+
+
+# --------------------------------------------------------------------------------------------------
+# Formats
+
+
+def _parse(fmt: str, lines: Iterator[tuple[int, str]], ctx: _Context) -> Iterator[PaperInput]:
+    if fmt == "text":
+        parser = _parse_text
+    elif fmt == "jsonl":
+        parser = _parse_jsonl
+    else:
+        parser = _parse_csv
+    for record in parser(lines, ctx):
+        ctx.yielded += 1
+        yield record
+
+
+def _parse_text(lines: Iterable[tuple[int, str]], ctx: _Context) -> Iterator[PaperInput]:
+    """Collection text: the first non-empty line names the collection, each further one is an
+    abstract (the format of the seed files)."""
+    collection: str | None = None
+    for lineno, text in lines:
+        text = text.strip()
+        if not text:
+            continue
+        if collection is None:
+            if _SURROGATE_RE.search(text):
+                ctx.fail(lineno, "lone surrogate in the collection name; file skipped")
+                return
+            collection = text
+            continue
+        record = _build({"abstract": text, "collection": collection}, ctx, lineno)
+        if record is not None:
+            yield record
+
+
+def _parse_jsonl(lines: Iterable[tuple[int, str]], ctx: _Context) -> Iterator[PaperInput]:
+    first = True
+    for lineno, text in lines:
+        text = text.strip()
+        if not text:
+            continue
+        if first:
+            first = False
+            if text.startswith("[") or text == "{":
+                ctx.fail(lineno, "a JSON document, not JSON Lines (one object per line); "
+                                 "convert it with `jq -c '.[]'` or `jq -c .`; file skipped")
+                return
+        try:
+            obj = json.loads(text)
+        except (ValueError, RecursionError) as err:
+            detail = getattr(err, "msg", None) or str(err)[:80] or type(err).__name__
+            ctx.error(lineno, f"not valid JSON ({detail}), line skipped")
+            continue
+        if not isinstance(obj, dict):
+            ctx.error(lineno, f"not a JSON object (got {_json_type(obj)}), line skipped")
+            continue
+        record = _build(obj, ctx, lineno)
+        if record is not None:
+            yield record
+
+
+def _parse_csv(lines: Iterable[tuple[int, str]], ctx: _Context) -> Iterator[PaperInput]:
+    """CSV with a header row; quoted fields may span lines, so records start where csv says."""
+    # Process-wide setting; the default (128 KiB) is smaller than some real abstracts with LaTeX.
+    csv.field_size_limit(MAX_CSV_FIELD_CHARS)
+    row_start: list[int] = [0]  # line number of the first physical line of the current row
+    last_line: list[int] = [0]
+
+    def feed() -> Iterator[str]:
+        for lineno, text in lines:
+            if row_start[0] == 0:
+                row_start[0] = lineno
+            last_line[0] = lineno
+            yield text
+
+    reader = csv.reader(feed(), strict=True)
+    header: list[str] | None = None
+    columns: dict[str, int] = {}
+    while True:
+        row_start[0] = 0
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as err:
+            line = row_start[0] or last_line[0]
+            if "unexpected end of data" in str(err):
+                ctx.error(line, "malformed CSV: quoted field never closed; rest of file skipped")
+                return
+            ctx.error(line, f"malformed CSV ({err}), row skipped")
+            continue
+        line = row_start[0] or last_line[0]
+        if not row:
+            continue
+        if header is None:
+            header = [h.strip().lower() for h in row]
+            for i, name in enumerate(header):
+                if name in columns and name in _FIELDS:
+                    ctx.warn(line, f"duplicate column {name!r}; the first one is used")
+                columns.setdefault(name, i)
+            if "abstract" not in columns:
+                ctx.fail(line, "CSV header has no 'abstract' column; file skipped")
+                return
+            continue
+        if len(row) != len(header):
+            ctx.error(line, f"row has {len(row)} fields, header has {len(header)}; row skipped")
+            continue
+        fields = {name: row[i] for name, i in columns.items() if name in _FIELDS and row[i] != ""}
+        record = _build(fields, ctx, line)
+        if record is not None:
+            yield record
+
+
+# --------------------------------------------------------------------------------------------------
+# Fields → PaperInput
+
+_FIELDS = frozenset({"abstract", "id", "title", "year", "venue", "collection", "authors", "url"})
+
+
+def _json_type(value: object) -> str:
+    if value is None:
+        return "null"
+    return {bool: "a boolean", int: "a number", float: "a number", str: "a string",
+            list: "an array", dict: "an object"}.get(type(value), type(value).__name__)
+
+
+def _build(fields: Mapping[str, object], ctx: _Context, line: int) -> PaperInput | None:
+    """One record from its fields, or None after reporting why it cannot be used.
+
+    Only the abstract is essential; a bad optional field is dropped with a warning so the paper
+    still gets in.
+    """
+    if "abstract" not in fields or fields["abstract"] is None:
+        ctx.error(line, "record has no 'abstract', skipped")
+        return None
+    abstract = fields["abstract"]
+    if not isinstance(abstract, str):
+        ctx.error(line, f"'abstract' is {_json_type(abstract)}, not a string; record skipped")
+        return None
+    abstract = abstract.strip()
+    if not abstract:
+        ctx.error(line, "empty 'abstract', record skipped")
+        return None
+    if "\x00" in abstract:
+        ctx.error(line, "'abstract' contains NUL characters (binary data?); record skipped")
+        return None
+
+    rid = _opt_id(fields.get("id"), ctx, line)
+    title = _opt_str(fields, "title", ctx, line)
+    if title is not None:
+        title = " ".join(title.split()) or None
+    collection = _opt_str(fields, "collection", ctx, line) or _opt_str(fields, "venue", ctx, line)
+    url = _opt_str(fields, "url", ctx, line)
+    year = _opt_year(fields.get("year"), ctx, line)
+    authors = _opt_authors(fields.get("authors"), ctx, line)
+
+    # Lone surrogates (JSON "\ud800" escapes) crash spaCy, the Neo4j driver and lxml downstream.
+    for name, value in (("abstract", abstract), ("id", rid), ("title", title),
+                        ("collection", collection), ("url", url), *(("authors", a) for a in authors)):
+        if value is not None and _SURROGATE_RE.search(value):
+            ctx.error(line, f"lone surrogate (invalid Unicode) in {name!r}; record skipped")
+            return None
+
+    return PaperInput(
+        id=rid or paper_id_for(abstract),
+        abstract=abstract,
+        source=ctx.source,
+        line=line,
+        collection=collection,
+        title=title,
+        year=year,
+        authors=authors,
+        url=url,
+    )
+
+
+def _opt_id(value: object, ctx: _Context, line: int) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        ctx.warn(line, f"'id' is {_json_type(value)}; ignored, id taken from the abstract")
+        return None
+    return str(value).strip() or None
+
+
+def _opt_str(fields: Mapping[str, object], name: str, ctx: _Context, line: int) -> str | None:
+    value = fields.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        ctx.warn(line, f"{name!r} is {_json_type(value)}, not a string; ignored")
+        return None
+    return value.strip() or None
+
+
+def _opt_year(value: object, ctx: _Context, line: int) -> int | None:
+    if value is None or value == "":
+        return None
+    year: int | None = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        year = value
+    elif isinstance(value, float) and value.is_integer():
+        year = int(value)
+    elif isinstance(value, str) and value.strip().isdigit() and value.strip().isascii():
+        year = int(value.strip())
+    if year is None or not 1000 <= year <= 9999:
+        ctx.warn(line, f"bad 'year' {value!r:.40}; ignored")
+        return None
+    return year
+
+
+def _opt_authors(value: object, ctx: _Context, line: int) -> tuple[str, ...]:
+    """A list of names, or arXiv's one string "A, B and C" (also `;`-separated)."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        parts = _AUTHOR_SPLIT_RE.split(value.strip())
+    elif isinstance(value, list):
+        parts = [v for v in value if isinstance(v, str)]
+        if len(parts) != len(value):
+            ctx.warn(line, "'authors' has entries that are not strings; those ignored")
+    else:
+        ctx.warn(line, f"'authors' is {_json_type(value)}; ignored")
+        return ()
+    return tuple(name for name in (" ".join(p.split()) for p in parts) if name)
