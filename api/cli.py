@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -36,6 +37,14 @@ def handle_errors(func: Callable) -> Callable:
         except BrokenPipeError:
             sys.stderr.close()
             sys.exit(0)
+        except (click.exceptions.Exit, click.ClickException, SystemExit):
+            raise
+        except Exception as err:  # a bug of ours: one line, the traceback only on request
+            if os.environ.get("PAPERKG_DEBUG"):
+                raise
+            click.echo(f"paperkg: internal error: {type(err).__name__}: {err} "
+                       "(set PAPERKG_DEBUG=1 for the traceback and report it)", err=True)
+            sys.exit(70)
 
     return wrapper
 

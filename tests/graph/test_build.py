@@ -1,0 +1,102 @@
+"""Building the example corpus: counts, idempotence, order independence, atomic saves."""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+
+import pytest
+
+from paperkg.extract.ingest import ingest
+from paperkg.graph.embedded import DATA_FILE, EmbeddedStore
+from paperkg.graph.model import EDGE_TYPES, NODE_LABELS, node_key
+from paperkg.graph.store import graph_stats
+from tests.conftest import EXAMPLES
+
+
+def _fatal(problem: object) -> None:
+    raise AssertionError(str(problem))
+
+
+def _build(path: Path, *inputs: Path) -> EmbeddedStore:
+    store = EmbeddedStore(path, create=True)
+    for item in inputs:
+        ingest([str(item)], store, _fatal)
+    return EmbeddedStore(path)
+
+
+def _snapshot(store: EmbeddedStore) -> tuple[dict, dict]:
+    graph = store.graph()
+    return ({k: (n.label, n.props) for k, n in graph.nodes.items()},
+            {k: (e.type, e.source, e.target, e.props) for k, e in graph.edges.items()})
+
+
+def test_seed_counts(seed_store: EmbeddedStore) -> None:
+    stats = seed_store.stats()
+    assert list(stats["nodes"]) == list(NODE_LABELS)
+    assert list(stats["edges"]) == list(EDGE_TYPES)
+    assert stats["nodes"]["Paper"] == 250
+    assert stats["nodes"]["Collection"] == 2
+    assert stats["edges"]["IN_COLLECTION"] == 250
+    for label in ("Method", "Model", "Benchmark"):
+        assert stats["nodes"][label] >= 10, label
+    assert stats["edges"]["MENTIONS"] >= 1000
+    graph = seed_store.graph()
+    sizes = {n.props["name"]: n.props["paper_count"] for n in graph.nodes.values() if n.label == "Collection"}
+    assert sizes == {"NeurIPS 2026 Papers": 38, "Daily Papers": 212}
+
+
+def test_every_edge_joins_existing_nodes_of_the_right_kind(seed_store: EmbeddedStore) -> None:
+    graph = seed_store.graph()
+    for edge in graph.edges.values():
+        source, target = graph.nodes[edge.source], graph.nodes[edge.target]
+        if edge.type == "IN_COLLECTION":
+            assert (source.label, target.label) == ("Paper", "Collection")
+        elif edge.type in ("MENTIONS", "INTRODUCES"):
+            assert source.label == "Paper" and target.label not in ("Paper", "Collection")
+        else:
+            assert source.label not in ("Paper", "Collection") and target.label not in ("Paper", "Collection")
+            assert edge.props["support"] == len(edge.props["papers"]) == len(edge.props["evidence"])
+    for key, node in graph.nodes.items():
+        assert key == node_key(node.label, node.props["id"])
+
+
+def test_mention_evidence_points_at_the_text(seed_store: EmbeddedStore) -> None:
+    graph = seed_store.graph()
+    for edge in graph.edges.values():
+        if edge.type != "MENTIONS":
+            continue
+        abstract = graph.nodes[edge.source].props["abstract"]
+        p = edge.props
+        assert p["count"] == len(p["starts"]) == len(p["ends"]) == len(p["surfaces"]) == len(p["sentences"])
+        for start, end, surface in zip(p["starts"], p["ends"], p["surfaces"], strict=True):
+            assert abstract[start:end] == surface
+
+
+def test_rebuilding_the_same_files_changes_nothing(tmp_path: Path, seed_store: EmbeddedStore) -> None:
+    store = _build(tmp_path, EXAMPLES, EXAMPLES)
+    assert _snapshot(store) == _snapshot(seed_store)
+
+
+def test_file_by_file_equals_all_at_once(tmp_path: Path, seed_store: EmbeddedStore) -> None:
+    files = sorted(EXAMPLES.glob("*.txt"), reverse=True)
+    store = _build(tmp_path, *files)
+    assert _snapshot(store) == _snapshot(seed_store)
+
+
+def test_a_failed_save_leaves_the_previous_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    first = sorted(EXAMPLES.glob("*.txt"))[0]
+    store = _build(tmp_path, first)
+    before = (tmp_path / DATA_FILE).read_bytes()
+
+    def dump_then_die(obj: object, fh: object, protocol: int | None = None) -> None:
+        fh.write(b"partial")  # type: ignore[attr-defined]
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pickle, "dump", dump_then_die)
+    with pytest.raises(KeyboardInterrupt):
+        ingest([str(EXAMPLES)], EmbeddedStore(tmp_path), _fatal)
+    monkeypatch.undo()
+    assert (tmp_path / DATA_FILE).read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".lock", DATA_FILE]
+    assert graph_stats(EmbeddedStore(tmp_path).graph()) == store.stats()

@@ -1,0 +1,93 @@
+"""Entity resolution on hand-made extractions (no spaCy): acronyms, ambiguity, votes, families."""
+
+from __future__ import annotations
+
+import pytest
+
+from paperkg.extract.records import Extraction, Mention
+from paperkg.graph.resolve import is_acronym, model_family, resolve
+
+
+def ex(pid: str, mentions: list[tuple[str, str]],
+       aliases: list[tuple[str, str]] = ()) -> tuple[str, Extraction]:
+    text = " ".join(t for t, _ in mentions)
+    out, pos = [], 0
+    for surface, etype in mentions:
+        out.append(Mention(surface, etype, pos, pos + len(surface), 0))
+        pos += len(surface) + 1
+    return pid, Extraction(pid, text, [(0, len(text))], out, list(aliases), [])
+
+
+def test_acronym_joins_long_form_defined_elsewhere() -> None:
+    long = "Reinforcement Learning with Verifiable Rewards"
+    res = resolve([
+        ex("p1", [(long, "Method"), ("RLVR", "Method")], [(long, "RLVR")]),
+        ex("p2", [("RLVR", "Method")]),
+        ex("p3", [("reinforcement learning with verifiable rewards", "Method")]),
+    ])
+    clusters = {res.cluster_of[k] for k in [("p1", long), ("p1", "RLVR"), ("p2", "RLVR"),
+                                             ("p3", "reinforcement learning with verifiable rewards")]}
+    assert len(clusters) == 1
+    cluster = clusters.pop()
+    assert res.aliases[cluster] >= {"RLVR", long}
+
+
+def test_ambiguous_acronym_is_resolved_per_paper_and_kept_apart_elsewhere() -> None:
+    res = resolve([
+        ex("a", [("dynamic programming", "Method"), ("DP", "Method")], [("dynamic programming", "DP")]),
+        ex("b", [("differential privacy", "Method"), ("DP", "Method")], [("differential privacy", "DP")]),
+        ex("c", [("DP", "Method")]),
+    ])
+    a, b, c = res.cluster_of[("a", "DP")], res.cluster_of[("b", "DP")], res.cluster_of[("c", "DP")]
+    assert a == res.cluster_of[("a", "dynamic programming")]
+    assert b == res.cluster_of[("b", "differential privacy")]
+    assert len({a, b, c}) == 3
+    assert c in res.ambiguous
+
+
+def test_spelling_variants_of_a_long_form_do_not_make_an_acronym_ambiguous() -> None:
+    res = resolve([
+        ex("a", [("Group Relative Policy Optimization", "Method")],
+           [("Group Relative Policy Optimization", "GRPO")]),
+        ex("b", [("group relative policy optimisation", "Method")],
+           [("group relative policy optimisation", "GRPO")]),
+        ex("c", [("GRPO", "Method")]),
+    ])
+    assert res.cluster_of[("c", "GRPO")] == res.cluster_of[("a", "Group Relative Policy Optimization")]
+    assert not res.ambiguous
+
+
+@pytest.mark.parametrize(("variants", "same"), [
+    (["LLaMA3.1-8B", "llama3.1 8b", "LLaMA3.1‑8B", "LLaMA 3.1-8B"], True),
+    (["LLaMA3.1-8B", "LLaMA3-8B"], False),
+    (["Qwen3-8B", "Qwen3-14B"], False),
+    (["CIFAR-10", "cifar10", "CIFAR 10"], True),
+])
+def test_names_meet_regardless_of_case_hyphens_spacing(variants: list[str], same: bool) -> None:
+    res = resolve([ex(f"p{i}", [(v, "Model")]) for i, v in enumerate(variants)])
+    clusters = {res.cluster_of[(f"p{i}", v)] for i, v in enumerate(variants)}
+    assert (len(clusters) == 1) is same
+
+
+def test_type_is_the_majority_vote_and_generic_kinds_are_dropped() -> None:
+    res = resolve([ex(f"p{i}", [("GRPO", "Method"), ("LLMs", "Model")]) for i in range(3)]
+                  + [ex("p9", [("GRPO", "Model")])])
+    cluster = res.cluster_of[("p9", "GRPO")]
+    assert res.label[cluster] == "Method"
+    assert ("p0", "LLMs") not in res.cluster_of
+
+
+@pytest.mark.parametrize(("name", "family"), [
+    ("Qwen2.5-7B-Instruct", "Qwen"), ("LLaMA3.1-8B", "LLaMA"), ("DeepSeek-R1-Zero", "DeepSeek"),
+    ("GPT-4o", "GPT"), ("ResNet-50", "ResNet"), ("BERT", "BERT"), ("Stable Diffusion", "Stable Diffusion"),
+    ("T5", "T5"),
+])
+def test_model_family(name: str, family: str) -> None:
+    assert model_family(name) == family
+
+
+@pytest.mark.parametrize(("surface", "expected"), [
+    ("DP", True), ("RLVR", True), ("mAP", True), ("Transformer", False), ("deep learning", False),
+])
+def test_is_acronym(surface: str, expected: bool) -> None:
+    assert is_acronym(surface) is expected
