@@ -1,0 +1,471 @@
+"""The Neo4j store: the same `GraphStore` interface as the embedded store, on a user's Neo4j server.
+
+Design, and why:
+
+- **One statement file per operation** (`graph/*.cypher`). Labels and relationship types cannot be
+  Cypher parameters, so the files carry `{label}` / `{type}` / `{source_label}` / `{target_label}`
+  placeholders that are filled only from the closed sets in `graph/model.py`, after a check, never
+  from user text.
+- **Batched, idempotent writes.** Nodes are upserted per label and relationships per (type, source
+  label, target label) with `UNWIND $rows AS row MERGE ... SET x = row.props`, `batch_size` rows per
+  managed write transaction (`execute_write`), so the driver retries transient errors. MERGE on the
+  deterministic `id` (backed by a uniqueness constraint per label from `schema.cypher`) makes a re-run
+  a no-op and lets an interrupted save be completed by saving again.
+- **The stored graph equals the given graph exactly.** The graph is re-derived from the whole corpus on
+  every build, so properties are replaced (`SET n = row.props`), and after the upserts every node of a
+  paperkg label whose id is not in the graph, and every relationship of a paperkg type whose
+  (type, source, target) is not in the graph, is deleted (duplicates too). Deleting last means a
+  reader never sees a graph missing something both the old and the new build have.
+- **Ids.** Neo4j nodes carry the model's unprefixed `id`; relationships are matched by endpoint label
+  and id. The embedded store's node keys (`paper:<id>` for papers, see `model.node_key`) are rebuilt on
+  export, so `export()` returns the very `KnowledgeGraph` that was saved and GraphML is the same from
+  both stores.
+- **The corpus lives on the Paper nodes** as `source_json` (JSON of `corpus.entry_to_dict`), so
+  `load_corpus()` can rebuild it for the next incremental build; `export()` and `run_read()` drop it.
+- **Failures are one line.** An unreachable server, wrong credentials or a missing database become
+  `StoreUnavailableError` (exit 69) on the first operation, with the URI and what to do; Cypher errors
+  in user queries become `BadInputError` with Neo4j's message.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import threading
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from functools import cache
+from importlib import resources
+from typing import Any, TypeVar
+
+import neo4j
+from neo4j import GraphDatabase
+from neo4j import exceptions as nex
+from neo4j.graph import Node as NeoNode
+from neo4j.graph import Path as NeoPath
+from neo4j.graph import Relationship as NeoRelationship
+
+from paperkg.graph.corpus import Corpus, entry_from_dict, entry_to_dict
+from paperkg.graph.cypher_guard import DEFAULT_TIMEOUT, check_params, check_read_only, map_query_error, scan
+from paperkg.graph.errors import BadInputError, PaperkgError, StoreUnavailableError, UsageError
+from paperkg.graph.model import EDGE_TYPES, NODE_LABELS, Edge, KnowledgeGraph, Node, node_key
+from paperkg.graph.store import empty_stats
+
+DEFAULT_BATCH_SIZE = 5000
+SOURCE_JSON = "source_json"
+# Internal properties no reader of the graph should see (the corpus kept on Paper nodes).
+HIDDEN_NODE_PROPS = frozenset({SOURCE_JSON})
+CONNECTION_TIMEOUT = 10.0
+# Bolt only: the driver's http(s) Query API support is a preview and needs extra packages.
+BOLT_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
+# How long managed transactions keep retrying transient errors (deadlocks, leader switches).
+RETRY_TIME = 30.0
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_T = TypeVar("_T")
+
+
+@cache
+def statement(name: str) -> str:
+    """A statement file from the package, with its `//` comment lines removed (so a `;` or a
+    placeholder in a comment never matters)."""
+    text = resources.files("paperkg.graph").joinpath(f"{name}.cypher").read_text(encoding="utf-8")
+    lines = [line for line in text.splitlines() if not line.lstrip().startswith("//")]
+    return "\n".join(lines).strip()
+
+
+def schema_statements() -> list[str]:
+    """`schema.cypher` split on `;` (the file holds only constraint statements, no string literals)."""
+    return [s.strip() for s in statement("schema").split(";") if s.strip()]
+
+
+def _checked(name: str, allowed: Sequence[str], what: str) -> str:
+    if name not in allowed or not _NAME.match(name):
+        raise ValueError(f"{what} {name!r} is not one of the paperkg {what}s {list(allowed)}")
+    return name
+
+
+def render(name: str, *, label: str | None = None, type: str | None = None,
+           source_label: str | None = None, target_label: str | None = None) -> str:
+    """Fill a statement's placeholders, only with names from the closed sets of `graph/model.py`."""
+    text = statement(name)
+    for placeholder, value, allowed, what in (
+        ("{label}", label, NODE_LABELS, "node label"),
+        ("{source_label}", source_label, NODE_LABELS, "node label"),
+        ("{target_label}", target_label, NODE_LABELS, "node label"),
+        ("{type}", type, EDGE_TYPES, "relationship type"),
+    ):
+        if placeholder in text:
+            if value is None:
+                raise ValueError(f"statement {name} needs {placeholder}")
+            text = text.replace(placeholder, _checked(value, allowed, what))
+    return text
+
+
+def _first_line(err: BaseException) -> str:
+    """One line about a driver error: Neo4j's message for server errors; for connection failures the
+    socket's reason (`[Errno 111] Connection refused`), which the driver puts on a later line."""
+    if isinstance(err, nex.Neo4jError) and err.message:
+        text = str(err.message)
+    else:
+        text = str(err.args[0]) if err.args else str(err)
+    reason = re.search(r"\(reason ([^)]*\)?)\)", text)
+    if reason:
+        return reason.group(1)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return " ".join(lines)[:300] if lines else type(err).__name__
+
+
+def _label_of(labels: Sequence[str]) -> str | None:
+    """The one paperkg label of a stored node (None for nodes that are not ours)."""
+    ours = [label for label in labels if label in NODE_LABELS]
+    return ours[0] if len(ours) == 1 else None
+
+
+def to_plain(value: Any) -> Any:
+    """A driver value as plain JSON-ready Python: nodes and relationships become dicts of their
+    properties (without `source_json`), paths a dict of node and relationship lists, temporal and
+    spatial values their ISO/str form."""
+    if isinstance(value, NeoNode):
+        return {k: to_plain(v) for k, v in value.items() if k not in HIDDEN_NODE_PROPS}
+    if isinstance(value, NeoRelationship):
+        return {k: to_plain(v) for k, v in value.items()}
+    if isinstance(value, NeoPath):
+        return {"nodes": [to_plain(n) for n in value.nodes],
+                "relationships": [to_plain(r) for r in value.relationships]}
+    if isinstance(value, Mapping):
+        return {str(k): to_plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_plain(v) for v in value]
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, bytes | bytearray):
+        return bytes(value).hex()
+    iso = getattr(value, "iso_format", None)
+    return iso() if callable(iso) else str(value)
+
+
+class Neo4jStore:
+    """`GraphStore` on a Neo4j server (5.x, Community or Enterprise, no plugins needed)."""
+
+    kind = "neo4j"
+
+    def __init__(self, uri: str, user: str | None = None, password: str | None = None,
+                 database: str | None = None, batch_size: int = DEFAULT_BATCH_SIZE, *,
+                 connection_timeout: float = CONNECTION_TIMEOUT, query_timeout: float = DEFAULT_TIMEOUT
+                 ) -> None:
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        self.uri = uri
+        self.user = user
+        self._password = password
+        self.database = database or None
+        self.batch_size = batch_size
+        self.connection_timeout = connection_timeout
+        self.query_timeout = query_timeout
+        self._driver: neo4j.Driver | None = None
+        self._ready = False
+        self._lock = threading.Lock()
+
+    # ---- connection -------------------------------------------------------------------------
+
+    def _auth(self) -> tuple[str, str] | None:
+        if self.user is None and self._password is None:
+            return None  # a server with auth disabled (the test engine) or a default-auth setup
+        return (self.user or "neo4j", self._password or "")
+
+    @contextlib.contextmanager
+    def _errors(self, action: str) -> Iterator[None]:
+        """Map driver failures to paperkg errors: one line saying where, what and what to do."""
+        try:
+            yield
+        except PaperkgError:
+            raise
+        except nex.AuthError as err:
+            user = self.user or "neo4j"
+            raise StoreUnavailableError(
+                f"Neo4j at {self.uri} rejected the credentials of user {user!r} while {action}: "
+                f"{_first_line(err)}",
+                "check --neo4j-user/--neo4j-password (PAPERKG_NEO4J_USER/PAPERKG_NEO4J_PASSWORD)") from err
+        except (nex.ServiceUnavailable, nex.SessionExpired, nex.ConnectionAcquisitionTimeoutError,
+                nex.IncompleteCommit, OSError) as err:
+            raise StoreUnavailableError(
+                f"cannot reach Neo4j at {self.uri} while {action}: {_first_line(err)}",
+                "start the server, or fix --neo4j / PAPERKG_NEO4J_URI") from err
+        except nex.Neo4jError as err:
+            code = err.code or ""
+            if code.endswith("DatabaseNotFound"):
+                raise StoreUnavailableError(
+                    f"Neo4j at {self.uri} has no database {self.database!r}: {_first_line(err)}",
+                    "create it or fix --neo4j-database / PAPERKG_NEO4J_DATABASE") from err
+            if ".Security." in code:
+                raise StoreUnavailableError(
+                    f"Neo4j at {self.uri} refused {action}: {_first_line(err)}",
+                    "use a user allowed to read and write the database") from err
+            if isinstance(err, nex.TransientError | nex.DatabaseError):
+                raise StoreUnavailableError(
+                    f"Neo4j at {self.uri} failed while {action}: {_first_line(err)}",
+                    "retry; if it persists, check the server's logs") from err
+            raise BadInputError(f"Neo4j refused {action}: {_first_line(err)}",
+                                "the data or query cannot be stored or run as is") from err
+        except UnicodeError as err:
+            raise BadInputError(f"cannot send text to Neo4j while {action}: {err}",
+                                "remove lone surrogates and other invalid characters") from err
+        except nex.DriverError as err:
+            raise StoreUnavailableError(
+                f"Neo4j driver error for {self.uri} while {action}: {_first_line(err)}",
+                "check the URI, credentials and server") from err
+
+    def _get_driver(self) -> neo4j.Driver:
+        if self._driver is None:
+            scheme = self.uri.partition("://")[0].lower() if "://" in self.uri else ""
+            if scheme not in BOLT_SCHEMES:
+                raise UsageError(f"bad Neo4j URI {self.uri!r}: the scheme must be one of "
+                                 f"{', '.join(BOLT_SCHEMES)}", "for example bolt://localhost:7687")
+            try:
+                self._driver = GraphDatabase.driver(
+                    self.uri, auth=self._auth(), connection_timeout=self.connection_timeout,
+                    max_transaction_retry_time=RETRY_TIME, user_agent="paperkg",
+                    # Warnings such as "relationship type does not exist yet" on an empty database
+                    # are expected here and would only flood the log.
+                    notifications_min_severity="OFF")
+            except (nex.ConfigurationError, ValueError, ImportError) as err:
+                raise UsageError(f"bad Neo4j URI {self.uri!r}: {_first_line(err)}",
+                                 "use bolt://host:7687, neo4j://host:7687 or neo4j+s://... for Aura") from err
+        return self._driver
+
+    def _connect(self) -> neo4j.Driver:
+        """The driver, after checking once that the server answers and which database to use."""
+        if self._ready and self._driver is not None:
+            return self._driver
+        with self._lock:
+            driver = self._get_driver()
+            if not self._ready:
+                with self._errors("connecting"):
+                    driver.verify_connectivity()
+                    # Resolve the home database once, so every later call passes `database_` and
+                    # skips the per-call resolution round trip (and a missing database fails here).
+                    summary = driver.execute_query("RETURN 1", database_=self.database,
+                                                   routing_=neo4j.RoutingControl.READ).summary
+                    self.database = summary.database or self.database
+                self._ready = True
+        return driver
+
+    def _session(self, access_mode: str = neo4j.WRITE_ACCESS) -> neo4j.Session:
+        return self._connect().session(database=self.database, default_access_mode=access_mode)
+
+    def _read(self, work: Callable[[neo4j.ManagedTransaction], _T], action: str) -> _T:
+        with self._errors(action), self._session(neo4j.READ_ACCESS) as session:
+            return session.execute_read(work)
+
+    def close(self) -> None:
+        if self._driver is not None:
+            self._driver.close()
+        self._driver, self._ready = None, False
+
+    def __enter__(self) -> Neo4jStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- save ---------------------------------------------------------------------------------
+
+    def ensure_schema(self) -> None:
+        """The uniqueness constraints of `schema.cypher` (schema changes need their own transaction)."""
+        with self._errors("creating the schema"), self._session() as session:
+            for text in schema_statements():
+                session.execute_write(lambda tx, text=text: tx.run(text).consume())
+
+    def save(self, corpus: Corpus, graph: KnowledgeGraph) -> None:
+        node_rows, edge_rows = self._rows(corpus, graph)
+        self._connect()
+        self.ensure_schema()
+        with self._errors("saving the graph"), self._session() as session:
+            for label in NODE_LABELS:
+                text = render("merge_nodes", label=label)
+                for batch in _batches(node_rows.get(label, []), self.batch_size):
+                    self._write_batch(session, text, batch, f"{label} nodes")
+            for (etype, slabel, tlabel), rows in sorted(edge_rows.items()):
+                text = render("merge_edges", type=etype, source_label=slabel, target_label=tlabel)
+                for batch in _batches(rows, self.batch_size):
+                    self._write_batch(session, text, batch, f"{etype} relationships")
+            self._delete_stale(session, graph)
+
+    def _rows(self, corpus: Corpus, graph: KnowledgeGraph
+              ) -> tuple[dict[str, list[dict]], dict[tuple[str, str, str], list[dict]]]:
+        """Parameter rows per node label and per (type, source label, target label), checked against
+        the closed sets; Paper rows carry the corpus entry as `source_json`."""
+        entries = {entry.id: entry for entry in corpus}
+        node_rows: dict[str, list[dict]] = defaultdict(list)
+        for key, node in sorted(graph.nodes.items()):
+            _checked(node.label, NODE_LABELS, "node label")
+            if key != node.key:
+                raise ValueError(f"node {node.label} {node.id!r} is under key {key!r}, not {node.key!r}")
+            props = {**node.props, "id": node.id}
+            if node.label == "Paper":
+                entry = entries.pop(node.id, None)
+                if entry is not None:
+                    props[SOURCE_JSON] = json.dumps(entry_to_dict(entry), ensure_ascii=False,
+                                                    sort_keys=True)
+            node_rows[node.label].append({"id": node.id, "props": props})
+        if entries:
+            missing = ", ".join(sorted(entries)[:5])
+            raise ValueError(f"{len(entries)} corpus paper(s) have no Paper node in the graph: {missing}")
+        edge_rows: dict[tuple[str, str, str], list[dict]] = defaultdict(list)
+        for eid, edge in sorted(graph.edges.items()):
+            _checked(edge.type, EDGE_TYPES, "relationship type")
+            source, target = graph.nodes.get(edge.source), graph.nodes.get(edge.target)
+            if source is None or target is None or eid != edge.id:
+                raise ValueError(f"edge {eid!r} does not join two nodes of the graph")
+            edge_rows[(edge.type, source.label, target.label)].append(
+                {"source": source.id, "target": target.id, "props": dict(edge.props)})
+        return node_rows, edge_rows
+
+    def _write_batch(self, session: neo4j.Session, text: str, rows: list[dict], what: str) -> None:
+        """One batch in one managed write transaction (retried by the driver on transient errors)."""
+
+        def work(tx: neo4j.ManagedTransaction) -> int:
+            record = tx.run(text, rows=rows).single()
+            return int(record["written"]) if record else 0
+
+        written = session.execute_write(work)
+        if written != len(rows):
+            raise StoreUnavailableError(
+                f"Neo4j at {self.uri} wrote {written} of {len(rows)} {what}: endpoints vanished during "
+                "the save (another process writing the same database?)", "run the build again")
+
+    def _delete_stale(self, session: neo4j.Session, graph: KnowledgeGraph) -> None:
+        """Delete what the new graph no longer has: relationships first (by type, with duplicates),
+        then nodes (by label), found by reading the stored keys and comparing in Python."""
+        wanted_edges = set(graph.edges)
+        for etype in EDGE_TYPES:
+            text = render("edge_keys", type=etype)
+            stale: list[str] = []
+            seen: set[str] = set()
+            for record in session.execute_read(lambda tx, text=text: list(tx.run(text))):
+                slabel = _label_of(record["source_labels"])
+                tlabel = _label_of(record["target_labels"])
+                key = None
+                if slabel and tlabel and record["source"] is not None and record["target"] is not None:
+                    key = Edge(etype, node_key(slabel, record["source"]),
+                               node_key(tlabel, record["target"])).id
+                if key is None or key not in wanted_edges or key in seen:
+                    stale.append(record["element_id"])
+                else:
+                    seen.add(key)
+            self._delete(session, "delete_edges", stale)
+        wanted_nodes = set(graph.nodes)
+        for label in NODE_LABELS:
+            text = render("node_ids", label=label)
+            stale = [
+                record["element_id"]
+                for record in session.execute_read(lambda tx, text=text: list(tx.run(text)))
+                if record["id"] is None or node_key(label, record["id"]) not in wanted_nodes
+            ]
+            self._delete(session, "delete_nodes", stale)
+
+    def _delete(self, session: neo4j.Session, name: str, element_ids: list[str]) -> None:
+        text = statement(name)
+        for batch in _batches(element_ids, self.batch_size):
+            session.execute_write(lambda tx, batch=batch: tx.run(text, element_ids=batch).consume())
+
+    # ---- read ---------------------------------------------------------------------------------
+
+    def stats(self) -> dict[str, dict[str, int]]:
+        def work(tx: neo4j.ManagedTransaction) -> dict[str, dict[str, int]]:
+            stats = empty_stats()
+            for label in NODE_LABELS:
+                stats["nodes"][label] = int(tx.run(render("count_nodes", label=label)).single(strict=True)[0])
+            for etype in EDGE_TYPES:
+                stats["edges"][etype] = int(tx.run(render("count_edges", type=etype)).single(strict=True)[0])
+            return stats
+
+        return self._read(work, "counting the graph")
+
+    def export(self) -> KnowledgeGraph:
+        """The stored graph as the `KnowledgeGraph` that was saved (internal `source_json` dropped),
+        nodes in key order and edges in id order like a fresh build."""
+
+        def work(tx: neo4j.ManagedTransaction) -> KnowledgeGraph:
+            nodes: list[Node] = []
+            for label in NODE_LABELS:
+                for record in tx.run(render("export_nodes", label=label)):
+                    props = {k: v for k, v in record["props"].items() if k not in HIDDEN_NODE_PROPS}
+                    nodes.append(Node(label, record["id"], props))
+            edges: list[Edge] = []
+            for etype in EDGE_TYPES:
+                for record in tx.run(render("export_edges", type=etype)):
+                    slabel = _label_of(record["source_labels"])
+                    tlabel = _label_of(record["target_labels"])
+                    if slabel is None or tlabel is None:
+                        continue  # not between paperkg nodes: not part of the graph
+                    edges.append(Edge(etype, node_key(slabel, record["source"]),
+                                      node_key(tlabel, record["target"]), dict(record["props"])))
+            graph = KnowledgeGraph()
+            for node in sorted(nodes, key=lambda n: n.key):
+                graph.add_node(node)
+            for edge in sorted(edges, key=lambda e: e.id):
+                graph.add_edge(edge)
+            return graph
+
+        return self._read(work, "exporting the graph")
+
+    def load_corpus(self) -> Corpus:
+        def work(tx: neo4j.ManagedTransaction) -> list[str]:
+            return [record["source_json"] for record in tx.run(statement("load_corpus"))]
+
+        texts = self._read(work, "loading the corpus")
+        entries = []
+        for text in texts:
+            try:
+                entries.append(entry_from_dict(json.loads(text)))
+            except (ValueError, KeyError, TypeError) as err:
+                raise StoreUnavailableError(
+                    f"a Paper node in Neo4j at {self.uri} holds an unreadable corpus entry: {err}",
+                    "rebuild the graph into an empty database") from err
+        corpus = Corpus()
+        for entry in sorted(entries, key=lambda e: e.key):
+            corpus.papers[entry.key] = entry
+            for rid in entry.ids:
+                corpus.by_id[rid] = entry.key
+        return corpus
+
+    def run_read(self, cypher: str, params: Mapping[str, Any] | None = None, *,
+                 timeout: float | None = None) -> list[dict[str, Any]]:
+        """Run trusted read-only Cypher (the named query catalog) in a READ transaction with a
+        timeout; rows as plain dicts (see `to_plain`)."""
+        limit = self.query_timeout if timeout is None else timeout
+        params = check_params(params)
+        with self._errors("running a query"), self._session(neo4j.READ_ACCESS) as session, \
+                map_query_error(limit):
+            return session.execute_read(_rows_of(cypher, params, limit))
+
+    def run_user_cypher(self, text: str, params: Mapping[str, Any] | None = None, *,
+                        timeout: float | None = None) -> list[dict[str, Any]]:
+        """Run user-supplied Cypher only if the read-only guard accepts it (see `cypher_guard`):
+        keyword scan, then `EXPLAIN` must say query type "r", then a READ transaction with a timeout."""
+        limit = self.query_timeout if timeout is None else timeout
+        params = check_params(params)
+        scan(text)  # before connecting: a refusal needs no server
+        with self._errors("running a query"), self._session(neo4j.READ_ACCESS) as session:
+            check_read_only(session, text, params)
+            with map_query_error(limit):
+                return session.execute_read(_rows_of(text, params, limit))
+
+
+def _rows_of(cypher: str, params: dict[str, Any], timeout: float
+             ) -> Callable[[neo4j.ManagedTransaction], list[dict[str, Any]]]:
+    """A transaction function returning the rows as plain dicts, with the server-side timeout."""
+
+    @neo4j.unit_of_work(timeout=timeout)
+    def work(tx: neo4j.ManagedTransaction) -> list[dict[str, Any]]:
+        return [{k: to_plain(v) for k, v in record.items()} for record in tx.run(cypher, params)]
+
+    return work
+
+
+def _batches(rows: Sequence[_T], size: int) -> Iterator[list[_T]]:
+    for start in range(0, len(rows), size):
+        yield list(rows[start:start + size])

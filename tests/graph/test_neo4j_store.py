@@ -1,0 +1,544 @@
+"""Neo4jStore and the read-only guard against the real Neo4j engine (never a mock).
+
+The engine comes from the session fixture `neo4j_uri` (tests/conftest.py: `NEO4J_URI`, or the suite
+starts tests/neo4j/server). Community edition has one user database, so every test starts from an
+empty `neo4j` database (`MATCH (n) DETACH DELETE n`) instead of a database of its own.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import neo4j
+import pytest
+from neo4j import GraphDatabase
+
+from paperkg.extract.records import Extraction, Mention, PaperInput, RelationMention
+from paperkg.graph import cypher_guard
+from paperkg.graph.corpus import Corpus
+from paperkg.graph.errors import BadInputError, QueryRefusedError, StoreUnavailableError, UsageError
+from paperkg.graph.graphml import write_graphml
+from paperkg.graph.model import EDGE_TYPES, NODE_LABELS, Edge, KnowledgeGraph, Node, node_key
+from paperkg.graph.neo4j_store import Neo4jStore, render, schema_statements
+from paperkg.graph.store import GraphStore, empty_stats, graph_stats
+
+pytestmark = pytest.mark.neo4j
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+# ---- fixtures ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def driver(neo4j_uri: str) -> Iterator[neo4j.Driver]:
+    with GraphDatabase.driver(neo4j_uri, notifications_min_severity="OFF") as drv:
+        yield drv
+
+
+@pytest.fixture
+def clean(driver: neo4j.Driver) -> None:
+    """An empty database (constraints stay: they are part of what save sets up anyway)."""
+    driver.execute_query("MATCH (n) DETACH DELETE n")
+
+
+@pytest.fixture
+def store(neo4j_uri: str, clean: None) -> Iterator[Neo4jStore]:
+    with Neo4jStore(neo4j_uri, batch_size=3) as st:  # small batches: every path sees several
+        yield st
+
+
+# ---- a small hand-built graph -----------------------------------------------------------------
+
+
+def make_corpus(paper_ids: list[str]) -> Corpus:
+    corpus = Corpus()
+    for i, pid in enumerate(paper_ids):
+        abstract = f"We propose Group Relative Policy Optimization (GRPO) number {i}. It uses PPO."
+        corpus.add(PaperInput(pid, abstract, "test.jsonl", i + 1, collection="RL", title=f"Paper {i}",
+                              year=2020 + i, authors=("A. Author", "B. Écrivain")))
+    first = next(iter(corpus))
+    first.extraction = Extraction(
+        paper_id=first.id, text=first.abstract, sentences=[(0, 57), (58, 71)],
+        mentions=[Mention("Group Relative Policy Optimization", "Method", 11, 45, 0, True),
+                  Mention("GRPO", "Method", 47, 51, 0, True), Mention("PPO", "Method", 67, 70, 1)],
+        aliases=[("GRPO", "Group Relative Policy Optimization")],
+        relations=[RelationMention("GRPO", "USES", "PPO", 1)])
+    return corpus
+
+
+def make_graph(variant: int = 0) -> tuple[Corpus, KnowledgeGraph]:
+    """Every label and edge type, list/int/float/bool/unicode properties, relations between different
+    entity labels. `variant` 1 changes, adds and removes nodes, edges and properties."""
+    papers = ["p1", "p2", "p3"] if variant == 0 else ["p1", "p3", "p4"]
+    corpus = make_corpus(papers)
+    g = KnowledgeGraph()
+    for entry in corpus:
+        props: dict[str, Any] = {"id": entry.id, "abstract": entry.abstract, "ids": entry.ids,
+                                 "title": entry.first("title"), "year": entry.first("year"),
+                                 "authors": list(entry.first("authors"))}  # type: ignore[arg-type]
+        g.add_node(Node("Paper", entry.id, props))
+    g.add_node(Node("Collection", "collection:rl", {"id": "collection:rl", "name": "RL", "paper_count": 3}))
+    entities = {
+        "Method": ["method:grpo", "method:ppo"],
+        "Model": ["model:qwen3-8b"],
+        "Dataset": ["dataset:gsm8k"],
+        "Benchmark": ["benchmark:math500"],
+        "Metric": ["metric:accuracy"],
+        "Task": ["task:math-reasoning"],
+    }
+    if variant == 1:
+        entities["Method"] = ["method:grpo", "method:dpo"]  # ppo gone, dpo new
+    for label, ids in entities.items():
+        for eid in ids:
+            props = {"id": eid, "type": label, "name": eid.split(":")[1].upper(),
+                     "aliases": [eid.split(":")[1], f"{eid.split(':')[1]}–ü"], "keys": [eid.split(":")[1]],
+                     "paper_count": 2, "introduced_count": 1 if variant == 0 else 0, "score": 0.5}
+            if label == "Model":
+                props["family"] = "Qwen3"
+            if eid == "method:grpo" and variant == 0:
+                props["ambiguous"] = True  # dropped in variant 1: SET must remove it
+            g.add_node(Node(label, eid, props))
+    for pid in papers:
+        pkey = node_key("Paper", pid)
+        g.add_edge(Edge("IN_COLLECTION", pkey, "collection:rl"))
+        g.add_edge(Edge("MENTIONS", pkey, "method:grpo", {
+            "count": 2, "sentences": [0, 1], "starts": [11, 47], "ends": [45, 51],
+            "surfaces": ["Group Relative Policy Optimization", "GRPO"]}))
+    g.add_edge(Edge("INTRODUCES", node_key("Paper", papers[0]), "method:grpo", {"sentence": "We propose."}))
+    relations = [("EVALUATED_ON", "model:qwen3-8b", "benchmark:math500"),
+                 ("COMPARED_WITH", "method:grpo", entities["Method"][1]),
+                 ("USES", "method:grpo", entities["Method"][1]),
+                 ("ADDRESSES", "method:grpo", "task:math-reasoning"),
+                 ("MEASURED_BY", "task:math-reasoning", "metric:accuracy"),
+                 ("EVALUATED_ON", "model:qwen3-8b", "dataset:gsm8k")]
+    if variant == 1:
+        relations.remove(("EVALUATED_ON", "model:qwen3-8b", "dataset:gsm8k"))
+    for rtype, head, tail in relations:
+        support = papers[:2] if variant == 0 else papers[:3]
+        g.add_edge(Edge(rtype, head, tail, {"papers": support, "support": len(support),
+                                            "evidence": [f"sentence {p}" for p in support]}))
+    return corpus, g
+
+
+def counts(driver: neo4j.Driver) -> tuple[int, int]:
+    records = driver.execute_query(
+        "MATCH (n) WITH count(n) AS nodes MATCH ()-[r]->() RETURN nodes, count(r) AS rels").records
+    return (records[0]["nodes"], records[0]["rels"]) if records else (0, 0)
+
+
+def duplicates(driver: neo4j.Driver) -> int:
+    node_dups = driver.execute_query(
+        "MATCH (n) WITH labels(n) AS l, n.id AS id, count(*) AS c WHERE c > 1 RETURN count(*) AS d"
+    ).records[0]["d"]
+    rel_dups = driver.execute_query(
+        "MATCH (a)-[r]->(b) WITH a, b, type(r) AS t, count(*) AS c WHERE c > 1 RETURN count(*) AS d"
+    ).records[0]["d"]
+    return node_dups + rel_dups
+
+
+def assert_stored(store: Neo4jStore, graph: KnowledgeGraph) -> None:
+    assert store.stats() == graph_stats(graph)
+    exported = store.export()
+    assert exported.nodes == graph.nodes
+    assert exported.edges == graph.edges
+
+
+# ---- statements -------------------------------------------------------------------------------
+
+
+def test_schema_has_a_constraint_for_every_label() -> None:
+    statements = schema_statements()
+    assert len(statements) == len(NODE_LABELS)
+    for label in NODE_LABELS:
+        assert any(f"(n:{label})" in s and "REQUIRE n.id IS UNIQUE" in s and "IF NOT EXISTS" in s
+                   for s in statements)
+
+
+def test_render_only_accepts_the_closed_sets() -> None:
+    assert ":Paper {id: row.id}" in render("merge_nodes", label="Paper")
+    for bad in ("Person", "Paper) DETACH DELETE (n", "paper"):
+        with pytest.raises(ValueError):
+            render("merge_nodes", label=bad)
+    with pytest.raises(ValueError):
+        render("merge_edges", type="KNOWS", source_label="Paper", target_label="Method")
+    with pytest.raises(ValueError):
+        render("merge_edges", type="USES")  # missing labels
+
+
+# ---- save / stats / export / load_corpus ------------------------------------------------------
+
+
+def test_is_a_graph_store(store: Neo4jStore) -> None:
+    assert isinstance(store, GraphStore)
+    assert store.kind == "neo4j"
+
+
+def test_empty_database(store: Neo4jStore) -> None:
+    assert store.stats() == empty_stats()
+    assert store.export() == KnowledgeGraph()
+    assert len(store.load_corpus()) == 0
+
+
+def test_save_then_stats_and_export_equal_the_input(store: Neo4jStore, driver: neo4j.Driver) -> None:
+    corpus, graph = make_graph()
+    store.save(corpus, graph)
+    assert_stored(store, graph)
+    # every label and type of the closed sets is exercised by the hand-built graph
+    assert all(store.stats()["nodes"][label] > 0 for label in NODE_LABELS)
+    assert all(store.stats()["edges"][etype] > 0 for etype in EDGE_TYPES)
+    # ids are stored unprefixed; the constraints exist
+    assert driver.execute_query("MATCH (p:Paper {id: 'p1'}) RETURN count(p) AS c").records[0]["c"] == 1
+    constraints = driver.execute_query("SHOW CONSTRAINTS YIELD labelsOrTypes, properties, type").records
+    unique = {(r["labelsOrTypes"][0], r["properties"][0]) for r in constraints if "UNIQUE" in r["type"]}
+    assert {(label, "id") for label in NODE_LABELS} <= unique
+
+
+def test_graphml_from_neo4j_equals_graphml_from_the_graph(store: Neo4jStore) -> None:
+    corpus, graph = make_graph()
+    store.save(corpus, graph)
+    ours, theirs = io.BytesIO(), io.BytesIO()
+    write_graphml(store.export(), ours)
+    write_graphml(graph, theirs)
+    assert ours.getvalue() == theirs.getvalue()
+
+
+def test_save_twice_changes_nothing(store: Neo4jStore, driver: neo4j.Driver) -> None:
+    corpus, graph = make_graph()
+    store.save(corpus, graph)
+    before = (counts(driver), store.export(), store.load_corpus())
+    store.save(corpus, graph)
+    assert (counts(driver), store.export(), store.load_corpus()) == before
+    assert duplicates(driver) == 0
+    assert_stored(store, graph)
+
+
+def test_save_changed_graph_removes_stale_nodes_and_relationships(store: Neo4jStore,
+                                                                  driver: neo4j.Driver) -> None:
+    store.save(*make_graph(0))
+    corpus, graph = make_graph(1)
+    store.save(corpus, graph)
+    assert_stored(store, graph)
+    assert counts(driver) == (len(graph.nodes), len(graph.edges))
+    gone = driver.execute_query(
+        "MATCH (n) WHERE n.id IN ['p2', 'method:ppo'] RETURN count(n) AS c").records[0]["c"]
+    assert gone == 0
+    # a property the new graph no longer has is gone, not left behind
+    grpo = store.run_read("MATCH (m:Method {id: 'method:grpo'}) RETURN m")[0]["m"]
+    assert "ambiguous" not in grpo
+    assert sorted(e.ids[0] for e in store.load_corpus()) == ["p1", "p3", "p4"]
+
+
+def test_save_removes_duplicates_and_foreign_relationships_of_paperkg_types(
+        store: Neo4jStore, driver: neo4j.Driver) -> None:
+    corpus, graph = make_graph()
+    store.save(corpus, graph)
+    # what a crashed concurrent writer or a hand edit could leave behind
+    driver.execute_query("MATCH (a:Paper {id: 'p1'}), (b:Collection) CREATE (a)-[:IN_COLLECTION]->(b)")
+    driver.execute_query("MATCH (a:Paper {id: 'p1'}), (b:Method {id: 'method:ppo'}) CREATE (a)-[:USES]->(b)")
+    driver.execute_query("CREATE (:Method {id: 'method:orphan', name: 'orphan'})")
+    driver.execute_query("CREATE (:Task)")  # no id at all
+    store.save(corpus, graph)
+    assert_stored(store, graph)
+    assert duplicates(driver) == 0
+
+
+def test_save_leaves_nodes_outside_the_model_alone(store: Neo4jStore, driver: neo4j.Driver) -> None:
+    driver.execute_query("CREATE (:Unrelated {id: 'x'})")
+    corpus, graph = make_graph()
+    store.save(corpus, graph)
+    assert_stored(store, graph)
+    assert driver.execute_query("MATCH (n:Unrelated) RETURN count(n) AS c").records[0]["c"] == 1
+    driver.execute_query("MATCH (n:Unrelated) DETACH DELETE n")
+
+
+def test_interrupted_save_then_resave_is_exact(store: Neo4jStore, driver: neo4j.Driver,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    store.save(*make_graph(0))
+    corpus, graph = make_graph(1)
+    real = Neo4jStore._write_batch
+    calls = {"n": 0}
+
+    def failing(self: Neo4jStore, *args: Any, **kwargs: Any) -> None:
+        calls["n"] += 1
+        if calls["n"] > 4:  # some nodes of the new graph are written, nothing else
+            raise KeyboardInterrupt("interrupted mid-save")
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Neo4jStore, "_write_batch", failing)
+    with pytest.raises(KeyboardInterrupt):
+        store.save(corpus, graph)
+    monkeypatch.setattr(Neo4jStore, "_write_batch", real)
+    assert store.export() != graph  # really half-done
+    store.save(corpus, graph)
+    assert_stored(store, graph)
+    assert duplicates(driver) == 0
+    assert counts(driver) == (len(graph.nodes), len(graph.edges))
+
+
+def test_killed_save_then_resave_is_exact(neo4j_uri: str, store: Neo4jStore, driver: neo4j.Driver,
+                                          tmp_path: Path) -> None:
+    """A build process killed with SIGKILL midway: the next save completes with no duplicates."""
+    script = tmp_path / "save.py"
+    script.write_text(textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(ROOT)!r})
+        from tests.graph.test_neo4j_store import big_graph
+        from paperkg.graph.neo4j_store import Neo4jStore
+        corpus, graph = big_graph()
+        print("start", flush=True)
+        Neo4jStore({neo4j_uri!r}, batch_size=20).save(corpus, graph)
+        print("done", flush=True)
+    """))
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True,
+                            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == "start"
+        deadline = time.monotonic() + 60
+        while counts(driver)[0] < 200 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.wait(30)
+    partial = counts(driver)
+    corpus, graph = big_graph()
+    assert partial[0] >= 200
+    assert partial != (len(graph.nodes), len(graph.edges))  # killed before the end
+    store.save(corpus, graph)
+    assert_stored(store, graph)
+    assert duplicates(driver) == 0
+
+
+def big_graph(papers: int = 600, methods: int = 150) -> tuple[Corpus, KnowledgeGraph]:
+    """A few thousand elements, so a save takes long enough to be killed midway."""
+    corpus = Corpus()
+    g = KnowledgeGraph()
+    for i in range(papers):
+        corpus.add(PaperInput(f"b{i:04d}", f"Synthetic abstract number {i}.", "big", i + 1))
+    for entry in corpus:
+        g.add_node(Node("Paper", entry.id, {"id": entry.id, "abstract": entry.abstract, "ids": entry.ids}))
+    for j in range(methods):
+        mid = f"method:m{j}"
+        g.add_node(Node("Method", mid, {"id": mid, "name": f"M{j}", "paper_count": 1}))
+    for i in range(papers):
+        for k in range(3):
+            g.add_edge(Edge("MENTIONS", node_key("Paper", f"b{i:04d}"), f"method:m{(i + k) % methods}",
+                            {"count": 1}))
+    return corpus, g
+
+
+def test_load_corpus_round_trip(store: Neo4jStore) -> None:
+    corpus, graph = make_graph()
+    store.save(corpus, graph)
+    loaded = store.load_corpus()
+    assert loaded == corpus
+    first = next(iter(loaded))
+    assert first.extraction is not None and first.extraction.relations[0].type == "USES"
+    # internal corpus JSON never leaks into the graph readers see
+    assert all("source_json" not in n.props for n in store.export().nodes.values())
+    assert "source_json" not in store.run_read("MATCH (p:Paper) RETURN p LIMIT 1")[0]["p"]
+
+
+def test_save_refuses_a_corpus_paper_without_a_node(store: Neo4jStore) -> None:
+    corpus, graph = make_graph()
+    del graph.nodes[node_key("Paper", "p3")]
+    graph.edges = {k: e for k, e in graph.edges.items() if "paper:p3" not in (e.source, e.target)}
+    with pytest.raises(ValueError, match="p3"):
+        store.save(corpus, graph)
+
+
+def test_run_read_returns_plain_rows(store: Neo4jStore) -> None:
+    corpus, graph = make_graph()
+    store.save(corpus, graph)
+    rows = store.run_read(
+        "MATCH (p:Paper {id: $id})-[r:MENTIONS]->(m) RETURN p.id AS id, r, m, [p, m] AS pair",
+        {"id": "p1"})
+    assert rows and rows[0]["id"] == "p1"
+    assert rows[0]["r"]["count"] == 2 and rows[0]["m"]["id"] == "method:grpo"
+    assert isinstance(rows[0]["pair"], list) and rows[0]["pair"][1]["id"] == "method:grpo"
+    path = store.run_read("MATCH path = (:Paper {id: 'p1'})-[:INTRODUCES]->() RETURN path")[0]["path"]
+    assert [n["id"] for n in path["nodes"]] == ["p1", "method:grpo"]
+    assert path["relationships"][0]["sentence"] == "We propose."
+
+
+# ---- failures ---------------------------------------------------------------------------------
+
+
+def test_unreachable_server_is_store_unavailable_quickly() -> None:
+    started = time.monotonic()
+    with pytest.raises(StoreUnavailableError) as info:
+        Neo4jStore("bolt://127.0.0.1:1").stats()
+    assert time.monotonic() - started < 5
+    message = str(info.value)
+    assert "bolt://127.0.0.1:1" in message and "refused" in message.lower()
+    assert "\n" not in message and info.value.exit_code == 69
+
+
+@pytest.mark.parametrize("op", ["stats", "export", "load_corpus", "save", "run_user_cypher"])
+def test_every_operation_maps_an_unreachable_server(op: str) -> None:
+    st = Neo4jStore("bolt://127.0.0.1:1")
+    calls = {"save": lambda: st.save(*make_graph()),
+             "run_user_cypher": lambda: st.run_user_cypher("MATCH (n) RETURN n")}
+    with pytest.raises(StoreUnavailableError):
+        calls.get(op, getattr(st, op))()
+
+
+def test_bad_uri_is_a_usage_error() -> None:
+    for uri in ("localhost:7687", "http://localhost:7474", "bolt//x"):
+        with pytest.raises(UsageError):
+            Neo4jStore(uri).stats()
+
+
+def test_missing_database_is_store_unavailable(neo4j_uri: str) -> None:
+    with pytest.raises(StoreUnavailableError, match="no database 'nosuchdb'"):
+        Neo4jStore(neo4j_uri, database="nosuchdb").stats()
+
+
+def test_wrong_credentials_are_store_unavailable(neo4j_uri: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The test engine runs without auth, so the server's AuthError is raised at the driver call
+    where a real server raises it (connectivity check) to test the mapping."""
+    st = Neo4jStore(neo4j_uri, user="neo4j", password="wrong")
+    err = neo4j.exceptions.Neo4jError._hydrate_neo4j(
+        code="Neo.ClientError.Security.Unauthorized",
+        message="The client is unauthorized due to authentication failure.")
+    assert isinstance(err, neo4j.exceptions.AuthError)
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise err
+
+    monkeypatch.setattr(neo4j.Driver, "verify_connectivity", refuse)
+    with pytest.raises(StoreUnavailableError) as info:
+        st.stats()
+    assert "credentials" in str(info.value) and "'neo4j'" in str(info.value)
+    assert "wrong" not in str(info.value)  # never echo the password
+    assert info.value.exit_code == 69
+
+
+def test_the_home_database_is_resolved_once(neo4j_uri: str, clean: None) -> None:
+    with Neo4jStore(neo4j_uri) as st:
+        assert st.database is None
+        st.stats()
+        assert st.database == "neo4j"
+
+
+# ---- the read-only guard on the engine ---------------------------------------------------------
+
+REFUSED = [
+    "CREATE (n:Paper {id: 'evil'})",
+    "MATCH (n) DETACH DELETE n",
+    "MATCH (n) SET n.title = 'pwned'",
+    "MERGE (n:Method {id: 'method:evil'})",
+    "LOAD CSV FROM 'file:///etc/passwd' AS line RETURN line",
+    "CALL dbms.components()",
+    "CALL dbms.killQueries([])",
+    "USE system SHOW USERS",
+    "CREATE USER eve SET PASSWORD 'secret123'",
+    "DROP CONSTRAINT paperkg_paper_id",
+    "SHOW DATABASES",
+    "MATCH (n) CALL { WITH n DETACH DELETE n } RETURN 1",
+]
+
+
+@pytest.mark.parametrize("text", REFUSED)
+def test_guard_refuses_and_the_graph_is_unchanged(store: Neo4jStore, driver: neo4j.Driver, text: str) -> None:
+    corpus, graph = make_graph()
+    store.save(corpus, graph)
+    before = (counts(driver), store.export())
+    with pytest.raises(QueryRefusedError):
+        store.run_user_cypher(text)
+    assert (counts(driver), store.export()) == before
+    users = driver.execute_query("SHOW USERS YIELD user", database_="system").records
+    assert "eve" not in {r["user"] for r in users}
+
+
+def test_guard_allows_reads(store: Neo4jStore) -> None:
+    corpus, graph = make_graph()
+    store.save(corpus, graph)
+    rows = store.run_user_cypher("MATCH (p:Paper) RETURN p.id AS id ORDER BY id")
+    assert [r["id"] for r in rows] == ["p1", "p2", "p3"]
+    labels = {r["label"] for r in store.run_user_cypher("CALL db.labels()")}
+    assert set(NODE_LABELS) <= labels
+    assert store.run_user_cypher("CALL db.relationshipTypes() YIELD relationshipType RETURN count(*) AS c")
+    rows = store.run_user_cypher("MATCH (m:Method) WHERE m.id = $id RETURN m.name AS name",
+                                 {"id": "method:grpo"})
+    assert rows == [{"name": "GRPO"}]
+    rows = store.run_user_cypher("MATCH (p:Paper) WHERE p.title CONTAINS 'LOAD CSV' RETURN p")
+    assert rows == []
+
+
+def test_explain_layer_refuses_writes_even_if_the_scan_missed_them(
+        store: Neo4jStore, driver: neo4j.Driver, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cypher_guard, "scan", lambda text: None)
+    with driver.session(database="neo4j") as session:
+        for text, why in (("CREATE (n:Paper {id: 'x'})", "writes"), ("MATCH (n) SET n.x = 1", "writes"),
+                          ("CALL dbms.components()", "schema or the DBMS")):
+            with pytest.raises(QueryRefusedError, match=why):
+                cypher_guard.check_read_only(session, text)
+        cypher_guard.check_read_only(session, "MATCH (n) RETURN n")
+    # a driver works as the runner too
+    with pytest.raises(QueryRefusedError):
+        cypher_guard.check_read_only(driver, "CREATE (n)", database="neo4j")
+    assert counts(driver) == (0, 0)
+
+
+def test_read_access_mode_is_the_third_layer(driver: neo4j.Driver, clean: None) -> None:
+    with driver.session(database="neo4j", default_access_mode=neo4j.READ_ACCESS) as session, \
+            pytest.raises(neo4j.exceptions.ClientError, match="read access mode"):
+        session.execute_read(lambda tx: tx.run("CREATE (n:Paper {id: 'x'})").consume())
+    assert counts(driver) == (0, 0)
+
+
+def test_guard_syntax_error_is_bad_input_with_neo4j_message(store: Neo4jStore) -> None:
+    with pytest.raises(BadInputError) as info:
+        store.run_user_cypher("MATCH (n) RETURN n LIMIT")
+    assert not isinstance(info.value, QueryRefusedError)
+    assert "Invalid input" in str(info.value)
+
+
+def test_guard_timeout_is_bad_input(store: Neo4jStore) -> None:
+    started = time.monotonic()
+    with pytest.raises(BadInputError, match="time limit"):
+        store.run_user_cypher("UNWIND range(1, 2000000000) AS x WITH x WHERE x % 7 = 3 RETURN count(*)",
+                              timeout=0.5)
+    assert time.monotonic() - started < 15
+
+
+def test_guard_bad_parameters_are_bad_input(store: Neo4jStore) -> None:
+    with pytest.raises(BadInputError):
+        store.run_user_cypher("RETURN $x AS x", {"x": object()})
+    with pytest.raises(BadInputError, match="parameter"):
+        store.run_user_cypher("RETURN $x AS x")  # missing
+
+
+def test_unicode_escape_cannot_smuggle_load_csv(store: Neo4jStore) -> None:
+    # Neo4j decodes \u0027 before lexing, so this would be a LOAD CSV on the server
+    text = "RETURN '\\u0027 AS a LOAD CSV FROM 'file:///etc/passwd' AS l RETURN l //'"
+    with pytest.raises(QueryRefusedError):
+        store.run_user_cypher(text)
+
+
+# ---- the example corpus, end to end ------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_seed_graph_in_neo4j_equals_the_embedded_store(neo4j_seed_store: Neo4jStore,
+                                                       seed_store: Any) -> None:
+    graph = seed_store.graph()
+    assert neo4j_seed_store.stats() == seed_store.stats()
+    neo4j_seed_store.save(seed_store.load_corpus(), graph)  # twice: same counts
+    assert neo4j_seed_store.stats() == seed_store.stats()
+    ours, theirs = io.BytesIO(), io.BytesIO()
+    write_graphml(neo4j_seed_store.export(), ours)
+    write_graphml(graph, theirs)
+    assert ours.getvalue() == theirs.getvalue()
+    assert neo4j_seed_store.load_corpus() == seed_store.load_corpus()
