@@ -14,10 +14,12 @@ Only plain lists live in these attributes so that docs cross process boundaries 
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable
 from pathlib import Path
 
+import numpy
 from spacy.language import Language
 from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc, Span
@@ -45,6 +47,36 @@ def customize_tokenizer(nlp: Language) -> None:
                r"[/$=+]",
                r"(?<=[A-Za-z])(?=\$)"]
     nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
+
+
+def doc_text(doc: Doc) -> str:
+    """`doc.text`, computed once per Doc (spaCy rebuilds it from the tokens on every access)."""
+    if not len(doc):
+        return ""
+    text = doc.user_data.get("paperkg_text")
+    last = doc[-1]
+    if text is None or len(text) != last.idx + len(last.text_with_ws):
+        text = doc.text
+        doc.user_data["paperkg_text"] = text
+    return text
+
+
+def sentence_spans(doc: Doc) -> list[Span]:
+    """The sentences, or the whole doc when no sentencizer ran (read in one array call)."""
+    n = len(doc)
+    if not n:
+        return [doc[:]]
+    starts = [i for i in numpy.flatnonzero(doc.to_array("SENT_START") == 1).tolist() if i > 0]
+    bounds = [0, *starts, n]
+    return [doc[a:b] for a, b in itertools.pairwise(bounds) if b > a]
+
+
+def token_sentence(doc: Doc, sents: list[Span]) -> list[int]:
+    """Sentence index of every token."""
+    out = [0] * len(doc)
+    for i, sent in enumerate(sents):
+        out[sent.start:sent.end] = [i] * (sent.end - sent.start)
+    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -86,8 +118,7 @@ def best_long_form(short: str, long_cand: str) -> int | None:
 def find_acronyms(doc: Doc) -> list[tuple[Span, Span]]:
     """(long form span, short form span) pairs for `long form (SHORT)` in each sentence."""
     pairs: list[tuple[Span, Span]] = []
-    sents = list(doc.sents) if doc.has_annotation("SENT_START") else [doc[:]]
-    for sent in sents:
+    for sent in sentence_spans(doc):
         for tok in sent:
             if tok.text != "(":
                 continue
@@ -167,7 +198,7 @@ _FAMILY_ALT = "|".join(sorted((re.escape(f) for f in MODEL_FAMILIES), key=len, r
 _D = f"[\\-{DASH_CHARS}]"
 # family + version/size parts, e.g. Qwen2.5-7B-Instruct, LLaMA3.1-8B, GPT-4o, DeepSeek-R1-Zero, ResNet-50
 MODEL_RE = re.compile(
-    rf"(?<![\w\-])(?:{_FAMILY_ALT})"
+    rf"(?<![\w\-])(?=[A-Zow])(?:{_FAMILY_ALT})"
     rf"(?:[0-9][0-9.]*[a-z]?|{_D}?v[0-9.]+)?"
     rf"(?:(?:{_D}|\s(?=\d+(?:\.\d+)?[BbMm]\b))(?:[0-9][0-9.]*[A-Za-z]{{0,2}}|[A-Z][A-Za-z0-9.]*|v[0-9.]+|mini|nano|turbo|base|large|small|medium|chat|instruct|distill|tiny|xl|xxl|it)\b)*"
     rf"(?![\w])"
@@ -180,12 +211,51 @@ SIZED_RE = re.compile(
 
 def find_model_names(doc: Doc) -> list[Span]:
     spans = []
+    text = doc_text(doc)
     for rx in (MODEL_RE, SIZED_RE):
-        for m in rx.finditer(doc.text):
-            text = m.group(0).rstrip(".")
-            span = doc.char_span(m.start(), m.start() + len(text), label="Model", alignment_mode="strict")
+        for m in rx.finditer(text):
+            name = m.group(0).rstrip(".")
+            span = doc.char_span(m.start(), m.start() + len(name), label="Model", kb_id="model")
             if span is not None:
                 spans.append(span)
+    return spans
+
+
+# names by shape: CamelCase, ALLCAPS, letters+digits (GUARD, GPPO, ImageNet, C51, weather2vec)
+SHAPE_RE = re.compile(
+    rf"(?<![\w\-$/@.])(?:[A-Z][a-z]*[A-Z]\w*|[A-Za-z]+\d[\w.]*[\w]|[A-Z]{{2,}}s?)"
+    rf"(?:{_D}[A-Za-z0-9]+)*(?![\w\-/@]|\.\w)"
+)
+SHAPE_STOP = {
+    "LLM", "LLMs", "LM", "LMs", "LRM", "LRMs", "MLLM", "MLLMs", "VLM", "VLMs", "RL", "ML", "AI", "DL", "NLP",
+    "KL", "OOD", "OoD", "IID", "ID", "SOTA", "GPU", "GPUs", "CPU", "CPUs", "TPU", "API", "APIs", "US", "USA",
+    "UK", "EU", "DNA", "RNA", "ODE", "ODEs", "PDE", "PDEs", "NP", "GitHub", "NeurIPS", "ICML", "ICLR", "CVPR",
+    "ACL", "EMNLP", "AAAI", "IJCAI", "KDD", "AISTATS", "COLT", "II", "III", "IV", "VI", "VII", "XII", "PhD",
+    "URL", "HTTP", "JSON", "SQL", "CUDA", "FLOPs", "FLOP", "TFLOPs", "GB", "TB", "MB", "KB", "OK", "TV",
+    "RGB", "RGB-D", "IoT", "QA", "VQA", "ASR", "TTS", "OCR", "PC", "PCs", "IT", "CO2", "COVID-19", "RKHS",
+    "MDP", "MDPs", "POMDPs", "LDP", "DP", "NN", "NNs", "DNN", "DNNs", "CNNs", "RNNs", "GNNs", "SSMs",
+    "ReLU", "GeLU", "GELU", "MSE", "AUC", "ROC", "FPS", "Q&A", "PyTorch", "TensorFlow", "JAX", "HuggingFace",
+    "OpenAI", "Google", "DeepMind", "Meta", "Microsoft", "NVIDIA", "Nvidia", "Anthropic", "arXiv",
+}
+
+
+def find_name_shapes(doc: Doc) -> list[Span]:
+    """Tokens shaped like names, as Method candidates (lowest-priority source `shape`)."""
+    spans = []
+    text = doc_text(doc)
+    for m in SHAPE_RE.finditer(text):
+        name = m.group(0)
+        if name in SHAPE_STOP or name.rstrip("s") in SHAPE_STOP:
+            continue
+        if re.search(rf"{_D}(?:based|like|style|free|aware|level|specific|driven|guided|hard|"
+                     rf"complete|minimal|approximating|derived|inspired|only|wise)$", name):
+            continue
+        left = text[max(0, m.start() - 30):m.start()]
+        if "github" in left.lower() or "http" in left.lower() or "www." in left:
+            continue
+        span = doc.char_span(m.start(), m.end(), label="Method", kb_id="shape")
+        if span is not None:
+            spans.append(span)
     return spans
 
 
@@ -221,9 +291,9 @@ class GazetteerMatcher:
 
     def __call__(self, doc: Doc) -> Doc:
         spans = list(doc.spans[CANDS]) if CANDS in doc.spans else []
-        for matcher in (self.exact, self.lower):
+        for matcher, source in ((self.exact, "gaz_exact"), (self.lower, "gaz_lower")):
             for match_id, start, end in matcher(doc):
-                spans.append(Span(doc, start, end, label=match_id))
+                spans.append(Span(doc, start, end, label=match_id, kb_id=source))
         doc.spans[CANDS] = spans
         return doc
 
@@ -240,8 +310,8 @@ class AcronymDetector:
         spans = list(doc.spans[CANDS]) if CANDS in doc.spans else []
         aliases = []
         for long_span, short_span in pairs:
-            spans.append(Span(doc, long_span.start, long_span.end, label="LONG"))
-            spans.append(Span(doc, short_span.start, short_span.end, label="SHORT"))
+            spans.append(Span(doc, long_span.start, long_span.end, label="LONG", kb_id="acro"))
+            spans.append(Span(doc, short_span.start, short_span.end, label="SHORT", kb_id="acro"))
             aliases.append([long_span.text, short_span.text])
         doc.spans[CANDS] = spans
         doc._.paperkg_aliases = aliases
@@ -255,6 +325,7 @@ class ModelNameMatcher:
     def __call__(self, doc: Doc) -> Doc:
         spans = list(doc.spans[CANDS]) if CANDS in doc.spans else []
         spans.extend(find_model_names(doc))
+        spans.extend(find_name_shapes(doc))
         doc.spans[CANDS] = spans
         return doc
 
@@ -266,18 +337,21 @@ _HEAD_TYPES = {
     "Task": {"prediction", "detection", "classification", "generation", "recognition", "segmentation",
              "estimation", "translation", "answering", "retrieval", "scheduling", "reasoning", "synthesis",
              "evaluation", "forecasting", "inference", "privacy", "summarization", "tracking", "planning",
-             "control", "editing", "alignment", "navigation", "captioning", "completion", "parsing"},
+             "control", "editing", "alignment", "navigation", "captioning", "completion", "parsing",
+             "learning", "problem", "problems", "game", "games", "proving", "grounding", "attack", "attacks",
+             "logistics", "pathology", "diagnosis", "discovery", "understanding"},
     "Benchmark": {"benchmark", "bench", "suite", "leaderboard", "environment", "environments", "challenge"},
     "Dataset": {"dataset", "corpus", "data", "database"},
 }
 
 
-def type_from_head(text: str) -> str:
+def type_from_head(text: str, introduced: bool = False) -> str:
+    """Entity type of a (long-form) phrase from its last word; a phrase the paper introduces is not a Task."""
     words = re.split(rf"[\s\-{DASH_CHARS}]+", text.lower())
     head = words[-1] if words else ""
     for etype, heads in _HEAD_TYPES.items():
         if head in heads:
-            return etype
+            return "Method" if etype == "Task" and introduced else etype
     return "Method"
 
 
@@ -289,57 +363,84 @@ GENERIC = {
     "nlp", "gnn", "gnns", "dnn", "dnns", "cnn", "cnns", "rnn", "rnns", "ssm", "ssms", "lm", "lms",
     "machine learning", "deep learning", "artificial intelligence", "sota", "state-of-the-art", "i.e.",
     "e.g.", "method", "approach", "framework", "model", "algorithm", "data", "benchmark", "benchmarks",
+    "kl", "ood", "rl-based", "llm-based", "ai systems", "foundation models",
+    "foundation model", "reinforcement learning", "generative models", "generative model", "agents",
+    "language agents", "llm agents", "small language models",
+    "pretrained language models", "pre-trained language models", "transformers", "deep networks",
+    "machine learning models", "ml models", "deep learning models",
 }
-
-_PRIORITY = {"SHORT": 0, "LONG": 0, "Model": 3, "Benchmark": 2, "Dataset": 2, "Metric": 1, "Task": 1,
-             "Method": 1}
-
 
 def _norm(text: str) -> str:
     return re.sub(rf"[\s\-{DASH_CHARS}]+", " ", text.lower()).strip()
 
 
+# candidate sources, strongest first; a candidate is kept when it overlaps nothing kept before it
+SOURCE_RANK = {"acro": 0, "model": 1, "gaz_exact": 2, "ner": 3, "gaz_lower": 4, "shape": 5}
+
+
+def _source_of(span: Span) -> str:
+    return span.kb_id_ or "gaz_exact"
+
+
+def collect_candidates(doc: Doc) -> list[Span]:
+    """Rule candidates (kb_id = source) plus the NER's entities (source `ner`)."""
+    cands = list(doc.spans[CANDS]) if CANDS in doc.spans else []
+    cands.extend(Span(doc, e.start, e.end, label=e.label_, kb_id="ner") for e in doc.ents)
+    return cands
+
+
+def is_generic(text: str) -> bool:
+    low = _norm(text)
+    return low in GENERIC or low.rstrip("s") in GENERIC
+
+
 def resolve_mentions(doc: Doc) -> list[Span]:
     """Pick non-overlapping typed spans from the candidates; type acronyms from their long forms;
     add every further occurrence of a found surface string; drop generic kinds."""
-    cands = list(doc.spans[CANDS]) if CANDS in doc.spans else []
+    cands = collect_candidates(doc)
     aliases = doc._.paperkg_aliases or []
-    typed = [s for s in cands if s.label_ not in ("LONG", "SHORT")]
     typed_by_text: dict[str, str] = {}
-    for s in typed:
-        typed_by_text.setdefault(s.text, s.label_)
+    for s in sorted(cands, key=lambda s: SOURCE_RANK.get(_source_of(s), 9)):
+        if s.label_ not in ("LONG", "SHORT") and _source_of(s) != "shape":
+            typed_by_text.setdefault(s.text, s.label_)
     alias_type: dict[str, str] = {}
+    text = doc_text(doc)
+    intro_long = {s.text for s in cands if s.label_ == "LONG" and has_intro_cue(text, s.start_char)}
     for long_text, short_text in aliases:
-        etype = typed_by_text.get(long_text) or typed_by_text.get(short_text) or type_from_head(long_text)
+        etype = (typed_by_text.get(long_text) or typed_by_text.get(short_text)
+                 or type_from_head(long_text, long_text in intro_long))
         alias_type[long_text] = etype
         alias_type[short_text] = etype
     chosen: list[Span] = []
     for s in cands:
         if s.label_ in ("LONG", "SHORT"):
-            chosen.append(Span(doc, s.start, s.end, label=alias_type.get(s.text, "Method")))
+            etype = alias_type.get(s.text, "Method")
+            chosen.append(Span(doc, s.start, s.end, label=etype, kb_id="acro"))
         else:
             chosen.append(s)
-    chosen = [s for s in chosen if _norm(s.text) not in GENERIC and s.text.lower().rstrip("s") not in GENERIC]
-    # propagate: every occurrence of a chosen surface (exact text) is a mention too
-    surfaces = {s.text: s.label_ for s in sorted(chosen, key=lambda s: -_PRIORITY.get(s.label_, 0))}
-    if surfaces:
-        extra = []
-        pattern = re.compile("|".join(rf"(?<![\w\-]){re.escape(t)}(?![\w\-])"
-                                      for t in sorted(surfaces, key=len, reverse=True)))
-        for m in pattern.finditer(doc.text):
-            span = doc.char_span(m.start(), m.end(), label=surfaces[m.group(0)])
-            if span is not None:
-                extra.append(span)
-        chosen.extend(extra)
-    # non-overlapping, longest first, then priority
-    chosen.sort(key=lambda s: (-(s.end - s.start), -_PRIORITY.get(s.label_, 0), s.start))
-    taken = set()
-    final = []
+    chosen = [s for s in chosen if not is_generic(s.text)]
+    chosen.sort(key=lambda s: (SOURCE_RANK.get(_source_of(s), 9), -(s.end - s.start), s.start))
+    taken: set[int] = set()
+    final: list[Span] = []
     for s in chosen:
         if any(i in taken for i in range(s.start, s.end)):
             continue
         taken.update(range(s.start, s.end))
         final.append(s)
+    # one type per surface; then every further occurrence of a kept surface is a mention too
+    surfaces: dict[str, str] = {}
+    for s in final:
+        surfaces.setdefault(s.text, s.label_)
+    if surfaces:
+        pattern = re.compile("|".join(rf"(?<![\w\-]){re.escape(t)}(?![\w\-])"
+                                      for t in sorted(surfaces, key=len, reverse=True)))
+        for m in pattern.finditer(doc_text(doc)):
+            span = doc.char_span(m.start(), m.end())
+            if span is None or any(i in taken for i in range(span.start, span.end)):
+                continue
+            taken.update(range(span.start, span.end))
+            final.append(Span(doc, span.start, span.end, kb_id="copy"))
+    final = [Span(doc, s.start, s.end, label=surfaces[s.text], kb_id=s.kb_id) for s in final]
     final.sort(key=lambda s: s.start)
     return final
 
@@ -351,16 +452,26 @@ _INTRO_RE = re.compile(
     re.I)
 
 
+def has_intro_cue(text: str, start: int) -> bool:
+    """An introduction cue (`we propose`, `called`, `our`) right before `start` in its sentence."""
+    left = text[max(0, start - 120):start]
+    cut = max(left.rfind(". "), left.rfind("; "))
+    return bool(_INTRO_RE.search(left[cut + 1:] if cut >= 0 else left))
+
+
 def detect_introduced(doc: Doc, spans: list[Span]) -> list[list[int]]:
     """Mentions presented as new: preceded (within their sentence) by an introduction cue."""
     out = []
+    sents = sentence_spans(doc)
+    sent_of = token_sentence(doc, sents)
+    text = doc_text(doc)
     for s in spans:
-        sent_start = s.sent.start_char if doc.has_annotation("SENT_START") else 0
-        left = doc.text[max(sent_start, s.start_char - 120):s.start_char]
+        sent_start = sents[sent_of[s.start]].start_char
+        left = text[max(sent_start, s.start_char - 120):s.start_char]
         if _INTRO_RE.search(left):
             out.append([s.start_char, s.end_char])
     # a short/long form inherits the flag of its partner
-    intro_texts = {doc.text[a:b] for a, b in out}
+    intro_texts = {text[a:b] for a, b in out}
     for long_text, short_text in doc._.paperkg_aliases or []:
         if long_text in intro_texts or short_text in intro_texts:
             intro_texts.update((long_text, short_text))
@@ -377,8 +488,9 @@ class MentionResolver:
         doc._.paperkg_introduced = detect_introduced(doc, final)
         if doc._.paperkg_aliases is None:
             doc._.paperkg_aliases = []
-        if doc._.paperkg_relations is None:
-            doc._.paperkg_relations = []
+        text = doc_text(doc)
+        introduced = {text[a:b] for a, b in doc._.paperkg_introduced}
+        doc._.paperkg_relations = extract_relations(doc, final, introduced, doc._.paperkg_aliases)
         return doc
 
 
@@ -400,3 +512,77 @@ def make_gazetteer(nlp: Language, name: str, path: str | None) -> GazetteerMatch
 @Language.factory("paperkg_resolver")
 def make_resolver(nlp: Language, name: str) -> MentionResolver:
     return MentionResolver(name)
+
+
+# --------------------------------------------------------------------------------------------
+# Relations from sentence cues
+# --------------------------------------------------------------------------------------------
+_COMPARE_RE = re.compile(
+    r"\b(?:outperform\w*|surpass\w*|exceed\w*|beat\w*|compar\w*|better than|superior to|than|versus|vs\.?|"
+    r"baselines?|over|against|relative to|unlike|instead of|rather than|improv\w+ (?:up)?on|existing|prior|"
+    r"previous|conventional|traditional|standard|alternative)\b", re.I)
+_USE_RE = re.compile(
+    r"\b(?:us(?:e|es|ing|ed)|build\w* (?:on|upon)|buil[dt] on|based on|extend\w*|combin\w*|integrat\w*|"
+    r"incorporat\w*|leverag\w*|employ\w*|adopt\w*|via|through|with|apply\w*|appl(?:y|ies|ied)|"
+    r"inspired by|relies on|rely on|equipp\w*|augment\w*)\b", re.I)
+_EVAL_RE = re.compile(r"\b(?:on|across|evaluat\w*|experiments?|benchmarks?|results?|test\w*)\b", re.I)
+
+_STRONG_COMPARE_RE = re.compile(r"\b(?:outperform\w*|surpass\w*|compared (?:to|with)|better than)\b", re.I)
+TAIL_RELATION = {"Task": "ADDRESSES", "Metric": "MEASURED_BY", "Dataset": "EVALUATED_ON",
+                 "Benchmark": "EVALUATED_ON"}
+
+
+def extract_relations(doc: Doc, mentions: list[Span], introduced: set[str],
+                      aliases: list[tuple[str, str]]) -> list[list]:
+    """[head, TYPE, tail, sentence] triples from the mentions of one abstract.
+
+    The head is the paper's own method (the first introduced Method/Model, long form preferred);
+    tails are the other mentions, typed by their entity type and, for methods, by the cues of the
+    sentences they share with the head or with `we`/`our`."""
+    if not mentions:
+        return []
+    canon = {}
+    for long_text, short_text in aliases:
+        canon.setdefault(short_text, long_text)
+    sents = sentence_spans(doc)
+    sent_of = token_sentence(doc, sents)
+    text = doc_text(doc)
+    by_text: dict[str, list[Span]] = {}
+    types: dict[str, str] = {}
+    for m in mentions:
+        key = canon.get(m.text, m.text)
+        by_text.setdefault(key, []).append(m)
+        types.setdefault(key, m.label_)
+    intro_keys = [canon.get(t, t) for t in dict.fromkeys(
+        m.text for m in mentions if m.text in introduced)]
+    heads = [k for k in intro_keys if types.get(k) in ("Method", "Model")]
+    if not heads:
+        return []
+    head = heads[0]
+    head_sents = {sent_of[m.start] for m in by_text[head]}
+    # other forms of the head (its acronym) count as the head in sentences
+    for short_text, long_text in canon.items():
+        if long_text == head and short_text in by_text:
+            head_sents |= {sent_of[m.start] for m in by_text[short_text]}
+    out = []
+    for key, spans in by_text.items():
+        if key == head:
+            continue
+        etype = types[key]
+        first_sent = sent_of[spans[0].start]
+        rel = TAIL_RELATION.get(etype)
+        if rel is None:
+            if key in intro_keys:
+                rel = "USES"
+            else:
+                texts = [sents[sent_of[s.start]].text for s in spans]
+                left = [text[sents[sent_of[s.start]].start_char:s.start_char] for s in spans]
+                if any(_COMPARE_RE.search(t) for t in left) or any(
+                        _STRONG_COMPARE_RE.search(t) for t in texts):
+                    rel = "COMPARED_WITH"
+                elif any(sent_of[s.start] in head_sents for s in spans) or any(
+                        _USE_RE.search(t) for t in left):
+                    rel = "USES"
+        if rel:
+            out.append([head, rel, key, first_sent])
+    return out

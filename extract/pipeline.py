@@ -30,16 +30,26 @@ MODEL_DIR = Path(__file__).parent / "model"
 CHUNK_CHARS = 100_000
 
 
-def build_nlp(mode: str = "default") -> Language:
-    """A blank English pipeline with paperkg's components; `rules` leaves out the trained NER."""
+def build_nlp(mode: str = "default", ner_path: str | Path | None = None) -> Language:
+    """A blank English pipeline with paperkg's components; `rules` leaves out the trained NER.
+
+    `ner_path` (for training and evaluation) replaces the shipped NER with another saved one."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
     nlp = spacy.blank("en")
     factories.customize_tokenizer(nlp)
     nlp.add_pipe("sentencizer")
-    ner_dir = MODEL_DIR / "ner"
-    if mode == "default" and ner_dir.exists():
-        factories.add_trained_ner(nlp, ner_dir)
+    ner_dir = Path(ner_path) if ner_path else MODEL_DIR / "ner"
+    if mode == "default":
+        if ner_dir.exists():
+            nlp.add_pipe("ner", source=spacy.load(ner_dir), after="sentencizer")
+        elif ner_path:
+            raise FileNotFoundError(f"trained NER not found at {ner_dir}")
+        else:
+            msg = (f"trained NER not found at {ner_dir}; extracting with rules only "
+                   "(train it with python -m paperkg.extract.training.train_ner)")
+            warnings.warn(msg, stacklevel=2)
+            log.warning(msg)
     nlp.add_pipe("paperkg_acronyms")
     nlp.add_pipe("paperkg_model_names")
     nlp.add_pipe("paperkg_gazetteer")
@@ -69,16 +79,14 @@ def _split_long(text: str, limit: int) -> list[tuple[int, str]]:
 def doc_to_extraction(doc: Doc, paper_id: str, text: str | None = None, offset: int = 0,
                       sent_offset: int = 0) -> Extraction:
     """Read the components' results off a Doc (offsets shifted by `offset` for chunks)."""
-    text = doc.text if text is None else text
-    sentences = [(s.start_char + offset, s.end_char + offset) for s in doc.sents] if len(doc) else []
-    sent_index = {}
-    for i, s in enumerate(doc.sents if len(doc) else []):
-        for t in range(s.start, s.end):
-            sent_index[t] = i + sent_offset
+    text = factories.doc_text(doc) if text is None else text
+    sents = factories.sentence_spans(doc) if len(doc) else []
+    sentences = [(s.start_char + offset, s.end_char + offset) for s in sents]
+    sent_of = factories.token_sentence(doc, sents) if sents else []
     intro = {tuple(x) for x in (doc._.paperkg_introduced or [])}
     mentions = [
         Mention(text=s.text, type=s.label_, start=s.start_char + offset, end=s.end_char + offset,
-                sentence=sent_index.get(s.start, 0), introduced=(s.start_char, s.end_char) in intro)
+                sentence=sent_of[s.start] + sent_offset, introduced=(s.start_char, s.end_char) in intro)
         for s in doc.spans.get(factories.FINAL, [])
     ]
     aliases = [(a, b) for a, b in (doc._.paperkg_aliases or [])]
@@ -101,11 +109,12 @@ def _merge(paper_id: str, text: str, parts: list[Extraction]) -> Extraction:
 class Extractor:
     """Entities, aliases and relations from abstracts, as `paperkg.extract.records.Extraction`."""
 
-    def __init__(self, mode: str = "default", n_process: int = 1, batch_size: int = 64) -> None:
+    def __init__(self, mode: str = "default", n_process: int = 1, batch_size: int = 64,
+                 ner_path: str | Path | None = None) -> None:
         self.mode = mode
         self.n_process = max(1, int(n_process))
         self.batch_size = max(1, int(batch_size))
-        self.nlp = build_nlp(mode)
+        self.nlp = build_nlp(mode, ner_path=ner_path)
         self.limit = min(CHUNK_CHARS, self.nlp.max_length)
 
     def _pieces(self, papers: Iterable[tuple[str, str]]) -> Iterator[tuple[str, tuple[str, int, int, int]]]:
@@ -132,8 +141,9 @@ class Extractor:
             if n_parts == 1:
                 yield doc_to_extraction(doc, paper_id)
                 continue
-            part = doc_to_extraction(doc, paper_id, doc.text, offset, sent_offset)
-            pending.append((doc.text, part))
+            piece = factories.doc_text(doc)
+            part = doc_to_extraction(doc, paper_id, piece, offset, sent_offset)
+            pending.append((piece, part))
             sent_offset += len(part.sentences)
             if len(pending) == n_parts:
                 full = "".join(t for t, _ in pending)

@@ -61,8 +61,10 @@ def _keep_named(name: str) -> bool:
 
 
 def _keep_phrase(name: str) -> bool:
-    """Task/metric phrases: 1-5 words, mostly letters, not a stop word."""
+    """Task/metric phrases: 2-5 words (or one word shaped like a name), mostly letters, not a stop word."""
     if len(name) < 3 or len(name) > 60 or len(name.split()) > 5 or name.lower() in STOP:
+        return False
+    if len(re.split(r"[\s\-]+", name)) < 2 and not _keep_named(name):
         return False
     if re.search(r"[(),;:\[\]{}<>|=]", name):
         return False
