@@ -23,7 +23,7 @@ import numpy
 from spacy.language import Language
 from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc, Span
-from spacy.util import compile_infix_regex
+from spacy.util import compile_infix_regex, compile_suffix_regex
 
 DATA_DIR = Path(__file__).parent / "data"
 CANDS = "paperkg_cands"
@@ -47,6 +47,9 @@ def customize_tokenizer(nlp: Language) -> None:
                r"[/$=+]",
                r"(?<=[A-Za-z])(?=\$)"]
     nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
+    # a sentence-final period after an upper-case or digit name (`GSM8K.`, `MMLU.`) is its own token
+    suffixes = [*nlp.Defaults.suffixes, r"(?<=[A-Za-z0-9][A-Z0-9])\."]
+    nlp.tokenizer.suffix_search = compile_suffix_regex(suffixes).search
 
 
 def doc_text(doc: Doc) -> str:
@@ -115,6 +118,29 @@ def best_long_form(short: str, long_cand: str) -> int | None:
     return start
 
 
+_FUNCTION_WORDS = {"with", "of", "for", "and", "the", "a", "an", "in", "on", "to", "via", "by", "from", "at"}
+
+
+def initials_long_form(short: str, long_cand: str) -> int | None:
+    """Start index of the shortest tail of `long_cand` whose word initials spell `short` exactly
+    (function words skipped; hyphen parts counted as words or not), else None."""
+    letters = "".join(c for c in short.lower() if c.isalpha())
+    if len(letters) < 2:
+        return None
+    words = [(m.start(), m.group(0)) for m in re.finditer(r"\S+", long_cand)]
+    for k in range(1, min(len(words), len(letters) + 4) + 1):
+        tail = words[-k:]
+        if tail[0][1].lower() in _FUNCTION_WORDS:
+            continue
+        content = [w for _, w in tail if w.lower() not in _FUNCTION_WORDS]
+        plain = "".join(w[0] for w in content if w[0].isalpha()).lower()
+        parts = "".join(p[0] for w in content for p in re.split(rf"[\-{DASH_CHARS}]", w)
+                        if p and p[0].isalpha()).lower()
+        if letters in (plain, parts):
+            return tail[0][0]
+    return None
+
+
 def find_acronyms(doc: Doc) -> list[tuple[Span, Span]]:
     """(long form span, short form span) pairs for `long form (SHORT)` in each sentence."""
     pairs: list[tuple[Span, Span]] = []
@@ -157,7 +183,9 @@ def find_acronyms(doc: Doc) -> list[tuple[Span, Span]]:
                 continue
             cand = doc[start_i:tok.i]
             cand_text = cand.text
-            rel = best_long_form(match_short, cand_text)
+            rel = initials_long_form(match_short, cand_text)
+            if rel is None:
+                rel = best_long_form(match_short, cand_text)
             if rel is None:
                 continue
             long_span = doc.char_span(cand.start_char + rel, cand.end_char, alignment_mode="expand")
