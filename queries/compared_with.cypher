@@ -1,0 +1,11 @@
+// name: compared_with
+// description: What a method or model is compared with, in both directions, with the number of supporting papers.
+// param: name entity required example=GRPO
+// direction is `out` when the named entity is compared with the other, `in` when the other is
+// compared with it; a pair stated both ways gives two rows.
+MATCH (m:Method|Model)
+WHERE $name_key IN m.keys
+MATCH (m)-[r:COMPARED_WITH]-(o)
+RETURN m.id AS entity, o.id AS id, o.name AS name, o.type AS type,
+       CASE WHEN startNode(r) = m THEN 'out' ELSE 'in' END AS direction, r.support AS support
+ORDER BY support DESC, name, id, direction, entity

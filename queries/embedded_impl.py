@@ -1,0 +1,400 @@
+"""Python implementations of the catalog queries over the embedded store's networkx graph.
+
+Why not run the catalog's Cypher through grand-cypher: it has no `$parameters`, no `OPTIONAL MATCH`,
+`WITH` or `count(DISTINCT)`, matches undirected patterns wrongly, never binds two pattern nodes to one
+graph node, and takes seconds on aggregations at 50k nodes. Each function here computes exactly the
+rows its `.cypher` file returns on Neo4j (same columns, same values, same total order) from the same
+Cypher parameters (`$name_key`, `$limit`, ...); `tests/queries/test_parity.py` compares the two.
+
+Speed: an `Index` of the graph (key -> entities, per-entity papers and relations, per-paper mentions,
+entities of each type pre-sorted) is built once per graph object and cached by identity, so each query
+touches only the rows it returns plus their neighbourhood. The embedded store builds a new networkx
+graph on every save, so a cached index can never describe a changed graph.
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+import threading
+import weakref
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+
+from paperkg.graph.model import ENTITY_LABELS, RELATION_TYPES
+
+Row = dict[str, Any]
+Impl = Callable[["Index", dict[str, Any]], list[Row]]
+
+PATH_TYPES = frozenset({"MENTIONS", *RELATION_TYPES})
+MAX_PATH_HOPS = 6          # must equal the `*..6` in shortest_path.cypher
+_ENTITY_LABELS = frozenset(ENTITY_LABELS)
+
+
+def _label(attrs: dict[str, Any]) -> str:
+    labels = attrs.get("__labels__") or ()
+    return next(iter(labels)) if len(labels) == 1 else ""
+
+
+@dataclass
+class Index:
+    """Lookup tables over one networkx graph (node keys as in `graph.model.node_key`)."""
+
+    g: nx.MultiDiGraph
+    props: dict[str, dict[str, Any]] = field(default_factory=dict)     # node key -> attributes
+    label: dict[str, str] = field(default_factory=dict)                # node key -> label
+    by_key: dict[str, list[str]] = field(default_factory=dict)        # compact key -> entity nodes
+    by_type: dict[str, list[str]] = field(default_factory=dict)       # label -> entities, top first
+    papers_of: dict[str, list[tuple[str, int]]] = field(default_factory=dict)  # entity -> (paper, count)
+    mentions_of: dict[str, list[str]] = field(default_factory=dict)   # paper -> entities it mentions
+    introduces_of: dict[str, list[str]] = field(default_factory=dict)  # paper -> entities it introduces
+    papers_in: dict[str, list[str]] = field(default_factory=dict)     # collection -> papers
+    # entity -> [(relation type, "out"/"in", other entity, support)]
+    relations: dict[str, list[tuple[str, str, str, int]]] = field(default_factory=dict)
+    # node -> neighbours over MENTIONS and relations, either direction (for shortest paths)
+    path_adj: dict[str, set[str]] = field(default_factory=dict)
+    # search: all entity keys joined by "\x00", each key's start offset and owning entity
+    key_blob: str = ""
+    key_starts: list[int] = field(default_factory=list)
+    key_owner: list[str] = field(default_factory=list)
+
+    @classmethod
+    def build(cls, g: nx.MultiDiGraph) -> Index:
+        index = cls(g)
+        by_key: dict[str, list[str]] = defaultdict(list)
+        by_type: dict[str, list[str]] = defaultdict(list)
+        for node, attrs in g.nodes(data=True):
+            label = _label(attrs)
+            index.props[node] = attrs
+            index.label[node] = label
+            if label in _ENTITY_LABELS:
+                for key in attrs.get("keys") or ():
+                    by_key[key].append(node)
+                by_type[str(attrs.get("type"))].append(node)
+        index.by_key = {k: sorted(v, key=lambda n: index.props[n]["id"]) for k, v in by_key.items()}
+        index.by_type = {t: sorted(v, key=index.rank_key) for t, v in by_type.items()}
+
+        papers_of: dict[str, list[tuple[str, int]]] = defaultdict(list)
+        mentions_of: dict[str, list[str]] = defaultdict(list)
+        introduces_of: dict[str, list[str]] = defaultdict(list)
+        papers_in: dict[str, list[str]] = defaultdict(list)
+        relations: dict[str, list[tuple[str, str, str, int]]] = defaultdict(list)
+        path_adj: dict[str, set[str]] = defaultdict(set)
+        for source, target, attrs in g.edges(data=True):
+            etype = _label(attrs)
+            if etype == "MENTIONS":
+                papers_of[target].append((source, int(attrs.get("count", 0))))
+                mentions_of[source].append(target)
+            elif etype == "INTRODUCES":
+                introduces_of[source].append(target)
+            elif etype == "IN_COLLECTION":
+                papers_in[target].append(source)
+            elif etype in RELATION_TYPES:
+                support = attrs.get("support")
+                relations[source].append((etype, "out", target, support))
+                relations[target].append((etype, "in", source, support))
+            if etype in PATH_TYPES:
+                path_adj[source].add(target)
+                path_adj[target].add(source)
+        index.papers_of, index.mentions_of = dict(papers_of), dict(mentions_of)
+        index.introduces_of, index.papers_in = dict(introduces_of), dict(papers_in)
+        index.relations, index.path_adj = dict(relations), dict(path_adj)
+
+        keys = sorted(by_key)
+        starts, pos = [], 0
+        for key in keys:
+            starts.append(pos)
+            pos += len(key) + 1
+        index.key_blob = "\x00".join(keys) + "\x00"
+        index.key_starts = starts
+        index.key_owner = keys
+        return index
+
+    def entity_id(self, node: str) -> str:
+        return self.props[node]["id"]
+
+    def rank_key(self, node: str) -> tuple[int, str, str]:
+        """ORDER BY papers DESC, name, id."""
+        p = self.props[node]
+        return (-int(p.get("paper_count", 0)), str(p.get("name", "")), str(p["id"]))
+
+    def entities(self, key: str, labels: Iterable[str] = ENTITY_LABELS) -> list[str]:
+        """Entities one of whose keys is `key` (`$key IN e.keys`), restricted to `labels`."""
+        wanted = frozenset(labels)
+        return [n for n in self.by_key.get(key, ()) if self.label[n] in wanted]
+
+    def search(self, fragment: str) -> set[str]:
+        """Entities with a key containing `fragment` (`any(k IN e.keys WHERE k CONTAINS $q)`)."""
+        found: set[str] = set()
+        if not fragment or "\x00" in fragment:
+            return found
+        blob, starts, owner = self.key_blob, self.key_starts, self.key_owner
+        pos = blob.find(fragment)
+        while pos >= 0:
+            i = bisect.bisect_right(starts, pos) - 1
+            found.update(self.by_key[owner[i]])
+            next_start = starts[i + 1] if i + 1 < len(starts) else len(blob)
+            pos = blob.find(fragment, next_start)
+        return found
+
+
+_CACHE: weakref.WeakKeyDictionary[nx.MultiDiGraph, Index] = weakref.WeakKeyDictionary()
+_CACHE_LOCK = threading.Lock()
+
+
+def index_for(g: nx.MultiDiGraph) -> Index:
+    """The index of `g`, built on first use and kept while `g` lives (thread-safe for the API)."""
+    with _CACHE_LOCK:
+        index = _CACHE.get(g)
+        if index is None:
+            index = Index.build(g)
+            _CACHE[g] = index
+        return index
+
+
+def _top(rows: list[Row], limit: int | None, key: Callable[[Row], Any]) -> list[Row]:
+    if limit is not None and limit < len(rows):
+        return heapq.nsmallest(limit, rows, key=key)
+    return sorted(rows, key=key)
+
+
+def _paper_row(ix: Index, paper: str) -> Row:
+    p = ix.props[paper]
+    return {"id": p["id"], "title": p.get("title"), "year": p.get("year")}
+
+
+# --- the catalog -------------------------------------------------------------------------------
+
+
+def entity_search(ix: Index, params: dict[str, Any]) -> list[Row]:
+    wanted = params["type"]
+    nodes = [n for n in ix.search(params["q_key"]) if wanted is None or ix.props[n].get("type") == wanted]
+    top = heapq.nsmallest(params["limit"], nodes, key=ix.rank_key)
+    return [{"id": p["id"], "name": p.get("name"), "type": p.get("type"), "aliases": p.get("aliases"),
+             "papers": p.get("paper_count")} for p in (ix.props[n] for n in top)]
+
+
+def entity(ix: Index, params: dict[str, Any]) -> list[Row]:
+    nodes = sorted(ix.entities(params["name_key"]), key=ix.rank_key)
+    return [{"id": p["id"], "name": p.get("name"), "type": p.get("type"), "aliases": p.get("aliases"),
+             "papers": p.get("paper_count"), "introduced": p.get("introduced_count"),
+             "family": p.get("family"), "ambiguous": bool(p.get("ambiguous", False))}
+            for p in (ix.props[n] for n in nodes)]
+
+
+def neighbors(ix: Index, params: dict[str, Any]) -> list[Row]:
+    rows = []
+    for node in ix.entities(params["name_key"]):
+        for rtype, direction, other, support in ix.relations.get(node, ()):
+            o = ix.props[other]
+            rows.append({"entity": ix.entity_id(node), "relation": rtype, "direction": direction,
+                         "id": o["id"], "name": o.get("name"), "type": o.get("type"), "support": support})
+    return _top(rows, params["limit"], lambda r: (-r["support"], r["relation"], r["direction"],
+                                                  r["name"], r["id"], r["entity"]))
+
+
+def papers_mentioning(ix: Index, params: dict[str, Any]) -> list[Row]:
+    per_paper: dict[str, tuple[list[str], int]] = {}
+    for node in ix.entities(params["name_key"]):          # sorted by entity id, like `ORDER BY e.id`
+        for paper, count in ix.papers_of.get(node, ()):
+            ids, total = per_paper.get(paper, ([], 0))
+            per_paper[paper] = ([*ids, ix.entity_id(node)], total + count)
+    rows = [{**_paper_row(ix, paper), "mentions": total, "entities": ids}
+            for paper, (ids, total) in per_paper.items()]
+    return sorted(rows, key=lambda r: r["id"])
+
+
+def papers_with_all(ix: Index, params: dict[str, Any]) -> list[Row]:
+    common: set[str] | None = None
+    for key in params["names_keys"]:
+        papers = {paper for node in ix.entities(key) for paper, _ in ix.papers_of.get(node, ())}
+        common = papers if common is None else common & papers
+        if not common:
+            return []
+    return sorted((_paper_row(ix, p) for p in common or ()), key=lambda r: r["id"])
+
+
+def _relation_rows(ix: Index, nodes: list[str], rtype: str, direction: str | None,
+                   other_labels: frozenset[str], entity_col: str) -> list[Row]:
+    rows = []
+    for node in nodes:
+        for t, d, other, support in ix.relations.get(node, ()):
+            if t != rtype or (direction is not None and d != direction):
+                continue
+            if ix.label[other] not in other_labels:
+                continue
+            o = ix.props[other]
+            row = {entity_col: ix.entity_id(node), "id": o["id"], "name": o.get("name"),
+                   "type": o.get("type")}
+            if direction is None:
+                row["direction"] = d
+            row["support"] = support
+            rows.append(row)
+    return rows
+
+
+def evaluated_on(ix: Index, params: dict[str, Any]) -> list[Row]:
+    nodes = ix.entities(params["name_key"], ("Dataset", "Benchmark"))
+    rows = _relation_rows(ix, nodes, "EVALUATED_ON", "in", frozenset({"Method", "Model"}), "dataset")
+    return sorted(rows, key=lambda r: (-r["support"], r["name"], r["id"], r["dataset"]))
+
+
+def benchmarks_of(ix: Index, params: dict[str, Any]) -> list[Row]:
+    nodes = ix.entities(params["name_key"], ("Method", "Model"))
+    rows = _relation_rows(ix, nodes, "EVALUATED_ON", "out", frozenset({"Dataset", "Benchmark"}), "entity")
+    return sorted(rows, key=lambda r: (-r["support"], r["name"], r["id"], r["entity"]))
+
+
+def compared_with(ix: Index, params: dict[str, Any]) -> list[Row]:
+    nodes = ix.entities(params["name_key"], ("Method", "Model"))
+    rows = _relation_rows(ix, nodes, "COMPARED_WITH", None, frozenset(ix.label.values()), "entity")
+    return sorted(rows, key=lambda r: (-r["support"], r["name"], r["id"], r["direction"], r["entity"]))
+
+
+def top_entities(ix: Index, params: dict[str, Any]) -> list[Row]:
+    nodes = ix.by_type.get(params["type"], [])[: params["limit"]]
+    return [{"id": p["id"], "name": p.get("name"), "type": p.get("type"), "papers": p.get("paper_count"),
+             "introduced": p.get("introduced_count")} for p in (ix.props[n] for n in nodes)]
+
+
+def cooccurring(ix: Index, params: dict[str, Any]) -> list[Row]:
+    wanted = params["type"]
+    rows = []
+    for node in ix.entities(params["name_key"]):
+        counts: Counter[str] = Counter()
+        for paper, _ in ix.papers_of.get(node, ()):
+            counts.update(ix.mentions_of.get(paper, ()))
+        counts.pop(node, None)
+        for other, papers in counts.items():
+            o = ix.props[other]
+            if ix.label[other] not in _ENTITY_LABELS or (wanted is not None and o.get("type") != wanted):
+                continue
+            rows.append({"entity": ix.entity_id(node), "id": o["id"], "name": o.get("name"),
+                         "type": o.get("type"), "papers": papers})
+    return _top(rows, params["limit"], lambda r: (-r["papers"], r["name"], r["id"], r["entity"]))
+
+
+def introduced_in(ix: Index, params: dict[str, Any]) -> list[Row]:
+    collection = params["collection_id"]            # a collection's node key is its id
+    if ix.label.get(collection) != "Collection":
+        return []
+    papers_by_entity: dict[str, list[str]] = defaultdict(list)
+    for paper in ix.papers_in.get(collection, ()):
+        if ix.label.get(paper) != "Paper":
+            continue
+        for node in set(ix.introduces_of.get(paper, ())):
+            papers_by_entity[node].append(ix.props[paper]["id"])
+    rows = [{"id": ix.entity_id(n), "name": ix.props[n].get("name"), "type": ix.props[n].get("type"),
+             "papers": len(set(ps)), "paper": min(ps)} for n, ps in papers_by_entity.items()]
+    return _top(rows, params["limit"], lambda r: (-r["papers"], r["name"], r["id"]))
+
+
+def shortest_path(ix: Index, params: dict[str, Any]) -> list[Row]:
+    best: tuple[int, list[str], list[str], list[str]] | None = None
+    for a in ix.entities(params["from_key"]):
+        for b in ix.entities(params["to_key"]):
+            if a == b:
+                continue
+            found = _shortest(ix, a, b, MAX_PATH_HOPS)
+            if found is None:
+                continue
+            nodes, vias = found
+            candidate = (len(nodes) - 1, [ix.props[n]["id"] for n in nodes], vias, nodes)
+            if best is None or candidate[:3] < best[:3]:
+                best = candidate
+    if best is None:
+        return []
+    _, _, vias, nodes = best
+    rows = []
+    for step, node in enumerate(nodes):
+        p = ix.props[node]
+        rows.append({"step": step, "via": vias[step - 1] if step else None, "id": p["id"],
+                     "type": p.get("type") or "Paper",
+                     "name": p.get("name") or p.get("title") or p["id"]})
+    return rows
+
+
+def _shortest(ix: Index, a: str, b: str, max_hops: int) -> tuple[list[str], list[str]] | None:
+    """The shortest a-b path over MENTIONS and relation edges, either direction, at most `max_hops`
+    long, that is smallest by (node ids, vias) among all shortest ones; None when there is none.
+
+    Bidirectional BFS finds the distance D touching only the two small balls around a and b. The
+    nodes on shortest paths are then layered (L_k = on a shortest path, k steps from a) by walking
+    back through a's BFS levels and forward through b's, and the smallest path is picked greedily:
+    ids are unique, so the lexicographically smallest id list takes the smallest id at every step.
+    """
+    adj = ix.path_adj
+    dist_a, dist_b = {a: 0}, {b: 0}
+    front_a, front_b = [a], [b]
+    level_a = level_b = 0
+    meet: list[str] = []
+    while front_a and front_b and level_a + level_b < max_hops:
+        expand_a = len(front_a) <= len(front_b)
+        front, dist, other = (front_a, dist_a, dist_b) if expand_a else (front_b, dist_b, dist_a)
+        level = (level_a if expand_a else level_b) + 1
+        new: list[str] = []
+        for node in front:
+            for nb in adj.get(node, ()):
+                if nb not in dist:
+                    dist[nb] = level
+                    new.append(nb)
+        if expand_a:
+            front_a, level_a = new, level
+        else:
+            front_b, level_b = new, level
+        meet = [n for n in new if n in other]
+        if meet:
+            break
+    if not meet:
+        return None
+    total = min(dist_a[n] + dist_b[n] for n in meet)
+    # The first meeting happens with total == level_a + level_b (a meet node closer to b would have
+    # made the searches meet one expansion earlier), so the meet nodes are exactly the shortest-path
+    # nodes `cut` steps from a. Layers before the cut come from a's BFS levels, after it from b's.
+    cut = total - level_b
+    layers: list[set[str]] = [set() for _ in range(total + 1)]
+    layers[cut] = {n for n, d in dist_a.items() if d == cut and dist_b.get(n) == total - cut}
+    for k in range(cut - 1, -1, -1):
+        layers[k] = {m for n in layers[k + 1] for m in adj.get(n, ()) if dist_a.get(m) == k}
+    for k in range(cut + 1, total + 1):
+        layers[k] = {m for n in layers[k - 1] for m in adj.get(n, ()) if dist_b.get(m) == total - k}
+    ids = {n: ix.props[n]["id"] for layer in layers for n in layer}
+    path = [a]
+    for k in range(1, total + 1):
+        nxt = adj.get(path[-1], set()) & layers[k]
+        path.append(min(nxt, key=ids.__getitem__))
+    vias = [_via(ix.g, path[k], path[k + 1]) for k in range(total)]
+    return path, vias
+
+
+def _via(g: nx.MultiDiGraph, u: str, v: str) -> str:
+    """The smallest way to step from u to v: `-TYPE->` along an edge u->v, `<-TYPE-` against v->u."""
+    options = [f"-{_label(d)}->" for d in (g.succ[u].get(v) or {}).values() if _label(d) in PATH_TYPES]
+    options += [f"<-{_label(d)}-" for d in (g.succ[v].get(u) or {}).values() if _label(d) in PATH_TYPES]
+    return min(options)
+
+
+IMPLEMENTATIONS: dict[str, Impl] = {
+    "entity_search": entity_search,
+    "entity": entity,
+    "neighbors": neighbors,
+    "papers_mentioning": papers_mentioning,
+    "papers_with_all": papers_with_all,
+    "evaluated_on": evaluated_on,
+    "benchmarks_of": benchmarks_of,
+    "compared_with": compared_with,
+    "top_entities": top_entities,
+    "cooccurring": cooccurring,
+    "introduced_in": introduced_in,
+    "shortest_path": shortest_path,
+}
+
+
+def run(name: str, g: nx.MultiDiGraph, params: dict[str, Any]) -> list[Row] | None:
+    """Rows of catalog query `name` on `g`, or None when no Python implementation is registered."""
+    impl = IMPLEMENTATIONS.get(name)
+    return None if impl is None else impl(index_for(g), params)

@@ -1,0 +1,9 @@
+// name: entity
+// description: One entity by any of its names or aliases: type, aliases, paper count, introductions, model family.
+// param: name entity required example=GRPO
+// A name shared by several entities (an ambiguous acronym such as DP) returns one row for each.
+MATCH (e:Method|Model|Dataset|Benchmark|Metric|Task)
+WHERE $name_key IN e.keys
+RETURN e.id AS id, e.name AS name, e.type AS type, e.aliases AS aliases, e.paper_count AS papers,
+       e.introduced_count AS introduced, e.family AS family, coalesce(e.ambiguous, false) AS ambiguous
+ORDER BY papers DESC, name, id

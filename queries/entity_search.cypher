@@ -1,0 +1,13 @@
+// name: entity_search
+// description: Entities whose name or an alias contains the text (case-, dash- and space-insensitive), most-mentioned first.
+// param: q search required example=policy optimization
+// param: type entity_type optional example=Method
+// param: limit int optional default=20 min=1 max=1000 example=10
+// Matches on `keys` (the compact key of every alias), so `policy-opt`, `Policy Opt` and `policyopt`
+// all find "Group Relative Policy Optimization".
+MATCH (e:Method|Model|Dataset|Benchmark|Metric|Task)
+WHERE ($type IS NULL OR e.type = $type)
+  AND any(k IN e.keys WHERE k CONTAINS $q_key)
+RETURN e.id AS id, e.name AS name, e.type AS type, e.aliases AS aliases, e.paper_count AS papers
+ORDER BY papers DESC, name, id
+LIMIT $limit

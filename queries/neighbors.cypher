@@ -1,0 +1,14 @@
+// name: neighbors
+// description: Entities linked to an entity by a relation (evaluated on, compared with, uses, addresses, measured by), with direction and support.
+// param: name entity required example=GRPO
+// param: limit int optional default=50 min=1 max=1000 example=20
+// direction is `out` when the named entity is the relation's head, `in` when it is the tail;
+// support is the number of papers stating the relation.
+MATCH (e:Method|Model|Dataset|Benchmark|Metric|Task)
+WHERE $name_key IN e.keys
+MATCH (e)-[r:EVALUATED_ON|COMPARED_WITH|USES|ADDRESSES|MEASURED_BY]-(n)
+RETURN e.id AS entity, type(r) AS relation,
+       CASE WHEN startNode(r) = e THEN 'out' ELSE 'in' END AS direction,
+       n.id AS id, n.name AS name, n.type AS type, r.support AS support
+ORDER BY support DESC, relation, direction, name, id, entity
+LIMIT $limit

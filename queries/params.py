@@ -1,0 +1,213 @@
+"""Typed parameters of catalog queries: validation, coercion, and what the Cypher receives.
+
+Values reach `run_named` as strings (CLI `--param`, HTTP GET) or as JSON values (HTTP POST), so each
+type accepts both forms and turns them into one canonical value. The Cypher never sees user text it
+has to normalise itself: entity names arrive as `compact_key` strings (`$name_key`), collection names
+as collection ids (`$collection_id`, which the id constraint index answers), entity types as one
+label from the closed set. Normalising once, here, in Python is what makes the embedded
+implementations and the Cypher on Neo4j see exactly the same inputs.
+
+Types (the `type` field of the catalog JSON):
+
+- `entity`: any name or alias of an entity, case-, dash- and spacing-insensitive -> `$<name>_key`
+- `entities`: a list of such names (JSON list, or one string split on commas) -> `$<name>_keys`
+- `search`: a fragment of a name, same normalisation -> `$<name>_key`
+- `entity_type`: one of the entity labels (case-insensitive input) -> `$<name>` (null when absent)
+- `collection`: a collection's name or id -> `$<name>_id`
+- `int`: an integer within `min`..`max` -> `$<name>` (the default when absent)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from paperkg.graph.errors import BadInputError
+from paperkg.graph.model import ENTITY_LABELS, collection_id
+from paperkg.graph.normalize import compact_key
+
+PARAM_TYPES: tuple[str, ...] = ("entity", "entities", "search", "entity_type", "collection", "int")
+# JSON Schema of each type's canonical value, for the HTTP API's OpenAPI description.
+JSON_SCHEMA: dict[str, dict[str, Any]] = {
+    "entity": {"type": "string", "minLength": 1},
+    "entities": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1},
+    "search": {"type": "string", "minLength": 1},
+    "entity_type": {"type": "string", "enum": list(ENTITY_LABELS)},
+    "collection": {"type": "string", "minLength": 1},
+    "int": {"type": "integer"},
+}
+MAX_TEXT = 500          # longer names are not names; refusing them keeps scans and logs bounded
+MAX_LIST = 20           # papers_with_all over more entities than this is not a sensible question
+_INT_RE = re.compile(r"^\s*[+-]?\d{1,12}\s*$")
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+_LABELS_BY_FOLD = {label.casefold(): label for label in ENTITY_LABELS}
+
+
+@dataclass(frozen=True)
+class Param:
+    """One declared parameter of a catalog query (parsed from its `// param:` header line)."""
+
+    name: str
+    type: str
+    required: bool
+    example: Any
+    default: Any = None
+    min: int | None = None
+    max: int | None = None
+
+    def describe(self) -> str:
+        """`int 1..1000`, `entity_type (one of Method, ...)`: what error messages call the type."""
+        if self.type == "int":
+            lo = "" if self.min is None else str(self.min)
+            hi = "" if self.max is None else str(self.max)
+            return f"int {lo}..{hi}" if lo or hi else "int"
+        if self.type == "entity_type":
+            return f"entity_type (one of {', '.join(ENTITY_LABELS)})"
+        if self.type == "entities":
+            return f"entities (a list of 1..{MAX_LIST} entity names, or one string of comma-separated names)"
+        if self.type == "collection":
+            return "collection (a collection name or id)"
+        return f"{self.type} (a name or alias, up to {MAX_TEXT} characters)"
+
+    def json_schema(self) -> dict[str, Any]:
+        schema = dict(JSON_SCHEMA[self.type])
+        if self.type == "int":
+            if self.min is not None:
+                schema["minimum"] = self.min
+            if self.max is not None:
+                schema["maximum"] = self.max
+        if self.default is not None:
+            schema["default"] = self.default
+        return schema
+
+    def bad(self, got: Any, why: str = "") -> BadInputError:
+        shown = repr(got)
+        if len(shown) > 80:
+            shown = shown[:77] + "..."
+        detail = f": {why}" if why else ""
+        return BadInputError(f"parameter {self.name!r} must be {self.describe()}, got {shown}{detail}")
+
+    def coerce(self, value: Any) -> Any:
+        """The canonical value of a user-given `value` (string or JSON); raises BadInputError."""
+        if self.type == "int":
+            return self._coerce_int(value)
+        if self.type == "entities":
+            return self._coerce_list(value)
+        text = self._text(value)
+        if self.type == "entity_type":
+            label = _LABELS_BY_FOLD.get(text.strip().casefold())
+            if label is None:
+                raise self.bad(value)
+            return label
+        if self.type in ("entity", "search") and not compact_key(text):
+            raise self.bad(value, "it has no letters or digits to match")
+        if self.type == "collection" and not text.strip():
+            raise self.bad(value)
+        return text
+
+    def _text(self, value: Any) -> str:
+        if not isinstance(value, str):
+            raise self.bad(value)
+        if not value.strip():
+            raise self.bad(value, "it is empty")
+        if len(value) > MAX_TEXT:
+            raise self.bad(value, f"longer than {MAX_TEXT} characters")
+        if _SURROGATE_RE.search(value):
+            raise self.bad(value, "it contains a lone surrogate (invalid Unicode)")
+        return value
+
+    def _coerce_int(self, value: Any) -> int:
+        if isinstance(value, bool):
+            raise self.bad(value)
+        if isinstance(value, int):
+            number = value
+        elif (isinstance(value, float) and value.is_integer()) or \
+                (isinstance(value, str) and _INT_RE.match(value)):
+            number = int(value)
+        else:
+            raise self.bad(value)
+        if (self.min is not None and number < self.min) or (self.max is not None and number > self.max):
+            raise self.bad(value, "out of range")
+        return number
+
+    def _coerce_list(self, value: Any) -> list[str]:
+        items: Any = value
+        if isinstance(value, str):
+            stripped = value.strip()
+            if stripped.startswith("["):
+                try:
+                    items = json.loads(stripped)
+                except ValueError as err:
+                    raise self.bad(value, "not a JSON list") from err
+            else:
+                items = [part for part in stripped.split(",") if part.strip()]
+        if not isinstance(items, list | tuple) or not items:
+            raise self.bad(value)
+        if len(items) > MAX_LIST:
+            raise self.bad(value, f"more than {MAX_LIST} names")
+        names = []
+        for item in items:
+            text = self._text(item).strip()
+            if not compact_key(text):
+                raise self.bad(value, f"{item!r} has no letters or digits to match")
+            names.append(text)
+        return names
+
+    def cypher_params(self, value: Any) -> dict[str, Any]:
+        """What the Cypher (and the embedded implementation) receives for the canonical `value`."""
+        if self.type in ("entity", "search"):
+            return {f"{self.name}_key": compact_key(value)}
+        if self.type == "entities":
+            return {f"{self.name}_keys": [compact_key(v) for v in value]}
+        if self.type == "collection":
+            text = value.strip()
+            cid = text if text.startswith("collection:") else collection_id(text)
+            return {f"{self.name}_id": cid}
+        return {self.name: value}
+
+
+def parse_param_line(text: str) -> Param:
+    """Parse `NAME TYPE required|optional [default=V] [min=N] [max=N] example=VALUE...`.
+
+    The example runs to the end of the line (names have spaces); it is JSON when it parses as JSON,
+    else text, and must itself pass validation so every published example is runnable.
+    """
+    head, sep, example_text = text.partition(" example=")
+    if not sep:
+        raise ValueError(f"param line without example=: {text!r}")
+    parts = head.split()
+    if len(parts) < 3:
+        raise ValueError(f"param line needs NAME TYPE required|optional: {text!r}")
+    name, ptype, req = parts[:3]
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+        raise ValueError(f"bad param name {name!r}")
+    if ptype not in PARAM_TYPES:
+        raise ValueError(f"unknown param type {ptype!r} (known: {', '.join(PARAM_TYPES)})")
+    if req not in ("required", "optional"):
+        raise ValueError(f"expected required or optional, got {req!r}")
+    options: dict[str, Any] = {}
+    for opt in parts[3:]:
+        key, eq, raw = opt.partition("=")
+        if not eq or key not in ("default", "min", "max"):
+            raise ValueError(f"unknown param option {opt!r}")
+        options[key] = json.loads(raw)
+    example_raw = example_text.strip()
+    try:
+        example: Any = json.loads(example_raw)
+    except ValueError:
+        example = example_raw
+    if ptype != "int" and not isinstance(example, list):
+        example = example_raw   # `example=2024` on a name is the text "2024"
+    param = Param(name=name, type=ptype, required=req == "required", example=example,
+                  default=options.get("default"), min=options.get("min"), max=options.get("max"))
+    if not param.required and param.default is None and ptype not in ("int", "entity_type"):
+        # An absent name has no key to match: optional names would need a null-safe Cypher branch.
+        raise ValueError(f"optional {ptype} param {name!r} needs a default")
+    if param.required and param.default is not None:
+        raise ValueError(f"required param {name!r} cannot have a default")
+    if param.default is not None:
+        param.coerce(param.default)
+    param.coerce(param.example)
+    return param

@@ -1,0 +1,143 @@
+"""Run catalog queries and user Cypher on either store; the one entry point the CLI and HTTP API use.
+
+Named queries: parameters are validated and normalised once (`params.Param`), then
+- Neo4j runs the catalog's Cypher text with them (`store.run_read`);
+- the embedded store runs the registered Python implementation of the same query over its networkx
+  graph (`embedded_impl`), which returns the same rows (the parity tests hold both to that). A
+  catalog query without a Python implementation would go through grand-cypher instead, but every
+  query shipped today has one: none of them is within grand-cypher's reach (all take `$params`).
+
+User Cypher (`run_cypher`): Neo4j through the store's read-only guard (`store.run_user_cypher`),
+the embedded store through grand-cypher with the checks of `embedded_cypher`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from paperkg.graph.errors import BadInputError, NotFoundError
+from paperkg.queries import embedded_impl
+from paperkg.queries.catalog import CatalogQuery, load_catalog
+
+Row = dict[str, Any]
+
+
+def get_query(name: str) -> CatalogQuery:
+    """The catalog query `name`; NotFoundError (404 / exit 66) naming the known ones otherwise."""
+    catalog = load_catalog()
+    query = catalog.get(name) if isinstance(name, str) else None
+    if query is None:
+        shown = repr(name)[:80]
+        raise NotFoundError(f"no catalog query named {shown}",
+                            f"known: {', '.join(sorted(catalog))} (see `paperkg query --list`)")
+    return query
+
+
+def validate_params(query: CatalogQuery, params: Mapping[str, Any]) -> dict[str, Any]:
+    """Canonical values of every declared parameter (defaults filled in, None for absent optional
+    ones). Raises BadInputError naming the parameter and its expected type."""
+    if not isinstance(params, Mapping):
+        raise BadInputError("query parameters must be a mapping of names to values")
+    declared = {p.name for p in query.params}
+    unknown = sorted(str(k) for k in params if k not in declared)
+    if unknown:
+        expected = ", ".join(f"{p.name} ({p.describe()})" for p in query.params) or "none"
+        raise BadInputError(f"unknown parameter {unknown[0]!r} for query {query.name!r}",
+                            f"its parameters: {expected}")
+    values: dict[str, Any] = {}
+    for p in query.params:
+        raw = params.get(p.name)
+        absent = raw is None or (isinstance(raw, str) and not raw.strip())
+        if absent:
+            if p.required:
+                raise BadInputError(f"missing required parameter {p.name!r} ({p.describe()}) "
+                                    f"for query {query.name!r}", f"e.g. --param {p.name}={_shown(p.example)}")
+            values[p.name] = p.default
+        else:
+            values[p.name] = p.coerce(raw)
+    return values
+
+
+def _shown(example: Any) -> str:
+    return ",".join(example) if isinstance(example, list) else str(example)
+
+
+def cypher_params(query: CatalogQuery, values: Mapping[str, Any]) -> dict[str, Any]:
+    """What the Cypher and the embedded implementation receive (`$name_key`, `$limit`, ...)."""
+    out: dict[str, Any] = {}
+    for p in query.params:
+        value = values.get(p.name)
+        if value is None:               # absent optional: `$type IS NULL` in the Cypher
+            out[p.name] = None
+        else:
+            out.update(p.cypher_params(value))
+    return out
+
+
+def _store_kind(store: Any) -> str:
+    kind = getattr(store, "kind", None)
+    if kind not in ("embedded", "neo4j"):
+        raise BadInputError(f"unknown store kind {kind!r}")
+    return kind
+
+
+def run_named(store: Any, name: str, params: dict[str, Any]) -> list[Row]:
+    """Rows of catalog query `name` with `params` (strings from the CLI/GET, or JSON values).
+
+    Unknown query -> NotFoundError; missing, malformed or unknown parameter -> BadInputError.
+    """
+    query = get_query(name)
+    values = validate_params(query, params or {})
+    cparams = cypher_params(query, values)
+    if _store_kind(store) == "neo4j":
+        rows = store.run_read(query.cypher, cparams)
+    else:
+        graph = store.networkx()
+        rows = embedded_impl.run(query.name, graph, cparams)
+        if rows is None:                       # no Python implementation: grand-cypher, params inlined
+            from paperkg.queries.embedded_cypher import run_grand_cypher
+
+            rows = run_grand_cypher(graph, query.cypher, cparams)
+    return [to_json_row(row) for row in rows]
+
+
+def run_cypher(store: Any, text: str, params: dict[str, Any]) -> list[Row]:
+    """Read-only user Cypher. Neo4j: the store's guard (writes, LOAD CSV, procedures refused);
+    embedded: grand-cypher, refusing with UnsupportedQueryError what it cannot answer correctly."""
+    if not isinstance(text, str) or not text.strip():
+        raise BadInputError("the Cypher query is empty")
+    if _store_kind(store) == "neo4j":
+        rows = store.run_user_cypher(text, params or {})
+    else:
+        from paperkg.queries.embedded_cypher import run_grand_cypher
+
+        rows = run_grand_cypher(store.networkx(), text, dict(params or {}))
+    return [to_json_row(row) for row in rows]
+
+
+def prepare(store: Any) -> None:
+    """Build the embedded store's query indexes now (e.g. when the API starts) rather than on the
+    first request; a no-op on Neo4j."""
+    if getattr(store, "kind", None) == "embedded":
+        embedded_impl.index_for(store.networkx())
+
+
+def to_json_row(row: Mapping[str, Any]) -> Row:
+    return {str(k): _json_value(v) for k, v in row.items()}
+
+
+def _json_value(value: Any) -> Any:
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {str(k): _json_value(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_value(v) for v in value]
+    if isinstance(value, set | frozenset):
+        return sorted((_json_value(v) for v in value), key=repr)
+    iso = getattr(value, "iso_format", None)
+    return iso() if callable(iso) else str(value)

@@ -1,0 +1,166 @@
+"""Small graphs for the query tests: one written by hand (expected rows can be worked out on paper)
+and a seeded random one (many shapes: shared acronyms, two-way relations, ties everywhere)."""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+
+from paperkg.graph.model import (
+    ENTITY_LABELS,
+    RELATION_TYPES,
+    Edge,
+    KnowledgeGraph,
+    Node,
+    collection_id,
+    node_key,
+)
+from paperkg.graph.normalize import compact_key
+
+GRPO = "method:grpo"
+PPO = "method:ppo"
+DYNPROG = "method:dynamic-programming"
+DIFFPRIV = "method:differential-privacy"
+QWEN = "model:qwen3-8b"
+GSM8K = "dataset:gsm8k"
+MATH = "benchmark:math"
+ACC = "metric:accuracy"
+REASONING = "task:mathematical-reasoning"
+NEURIPS = collection_id("NeurIPS 2026")
+DAILY = collection_id("Daily Papers")
+
+
+def _entity(label: str, eid: str, name: str, aliases: list[str], papers: int, introduced: int = 0,
+            **extra: object) -> Node:
+    props: dict[str, object] = {
+        "id": eid, "type": label, "name": name, "aliases": sorted(aliases),
+        "keys": sorted({compact_key(a) for a in aliases}), "paper_count": papers,
+        "introduced_count": introduced, **extra,
+    }
+    return Node(label, eid, props)
+
+
+def _mention(graph: KnowledgeGraph, paper: str, entity: str, count: int = 1) -> None:
+    graph.add_edge(Edge("MENTIONS", node_key("Paper", paper), entity, {
+        "count": count, "sentences": [0] * count, "starts": list(range(count)),
+        "ends": list(range(1, count + 1)), "surfaces": ["x"] * count}))
+
+
+def _relation(graph: KnowledgeGraph, rtype: str, head: str, tail: str, papers: list[str]) -> None:
+    graph.add_edge(Edge(rtype, head, tail, {"papers": sorted(papers), "support": len(papers),
+                                            "evidence": ["..."] * len(papers)}))
+
+
+def tiny_graph() -> KnowledgeGraph:
+    """Four papers, nine entities. `DP` names two methods; GRPO and PPO are compared both ways;
+    p4 is an island; GRPO -> GSM8K -> accuracy ties with the paper routes (and wins on ids)."""
+    g = KnowledgeGraph()
+    g.add_node(Node("Paper", "p1", {"id": "p1", "abstract": "a1", "ids": ["p1"], "title": "First",
+                                    "year": 2025}))
+    g.add_node(Node("Paper", "p2", {"id": "p2", "abstract": "a2", "ids": ["p2"]}))
+    g.add_node(Node("Paper", "p3", {"id": "p3", "abstract": "a3", "ids": ["p3", "p3b"], "title": "Third"}))
+    g.add_node(Node("Paper", "p4", {"id": "p4", "abstract": "a4", "ids": ["p4"], "year": 2026}))
+    g.add_node(Node("Collection", NEURIPS, {"id": NEURIPS, "name": "NeurIPS 2026", "paper_count": 2}))
+    g.add_node(Node("Collection", DAILY, {"id": DAILY, "name": "Daily Papers", "paper_count": 3}))
+    for paper, coll in (("p1", NEURIPS), ("p2", NEURIPS), ("p2", DAILY), ("p3", DAILY), ("p4", DAILY)):
+        g.add_edge(Edge("IN_COLLECTION", node_key("Paper", paper), coll))
+    g.add_node(_entity("Method", GRPO, "GRPO", ["GRPO", "Group Relative Policy Optimization"], 3, 1))
+    g.add_node(_entity("Method", PPO, "PPO", ["PPO", "Proximal Policy Optimization"], 2))
+    g.add_node(_entity("Method", DYNPROG, "dynamic programming", ["DP", "dynamic programming"], 1))
+    g.add_node(_entity("Method", DIFFPRIV, "differential privacy", ["DP", "differential privacy"], 1, 1))
+    g.add_node(_entity("Model", QWEN, "Qwen3-8B", ["Qwen3-8B", "Qwen3 8B"], 2, family="Qwen"))
+    g.add_node(_entity("Dataset", GSM8K, "GSM8K", ["GSM8K", "GSM-8K"], 2))
+    g.add_node(_entity("Benchmark", MATH, "MATH", ["MATH"], 1, ambiguous=True))
+    g.add_node(_entity("Metric", ACC, "accuracy", ["accuracy", "Accuracy"], 3))
+    g.add_node(_entity("Task", REASONING, "mathematical reasoning", ["mathematical reasoning"], 1, 1))
+    for paper, entity, count in (
+        ("p1", GRPO, 2), ("p1", PPO, 1), ("p1", GSM8K, 1), ("p1", ACC, 1), ("p1", QWEN, 1),
+        ("p2", GRPO, 1), ("p2", GSM8K, 1), ("p2", MATH, 1), ("p2", ACC, 1), ("p2", DYNPROG, 1),
+        ("p3", GRPO, 1), ("p3", PPO, 1), ("p3", ACC, 2), ("p3", DIFFPRIV, 1), ("p3", QWEN, 1),
+        ("p4", REASONING, 1),
+    ):
+        _mention(g, paper, entity, count)
+    for paper, entity in (("p1", GRPO), ("p3", DIFFPRIV), ("p4", REASONING)):
+        g.add_edge(Edge("INTRODUCES", node_key("Paper", paper), entity, {"sentence": 0}))
+    _relation(g, "EVALUATED_ON", GRPO, GSM8K, ["p1", "p2"])
+    _relation(g, "EVALUATED_ON", QWEN, GSM8K, ["p1"])
+    _relation(g, "EVALUATED_ON", GRPO, MATH, ["p2"])
+    _relation(g, "COMPARED_WITH", GRPO, PPO, ["p1", "p3"])
+    _relation(g, "COMPARED_WITH", PPO, GRPO, ["p3"])
+    _relation(g, "USES", QWEN, GRPO, ["p3"])
+    _relation(g, "MEASURED_BY", GSM8K, ACC, ["p1"])
+    return g
+
+
+_SYLLABLES = ["ra", "po", "dp", "gr", "mo", "qi", "te", "la", "xe", "nu"]
+
+
+def random_graph(seed: int, papers: int = 60, entities: int = 45, per_paper: int = 6,
+                 relations: int = 90) -> KnowledgeGraph:
+    """A random but well-formed graph (sparse with small `per_paper`/`relations`: long paths): props
+    consistent with edges, short names so keys collide
+    across entities (several entities per acronym), relations in both directions, parallel
+    relations of different types, and collections sharing papers."""
+    rng = random.Random(seed)
+    g = KnowledgeGraph()
+    colls = [collection_id(n) for n in ("Alpha Coll", "Beta Coll", "Gamma Coll")]
+    pids = [f"{rng.randrange(16**6):06x}{i:02d}" for i in range(papers)]
+    members: dict[str, list[str]] = defaultdict(list)
+    for pid in pids:
+        props: dict[str, object] = {"id": pid, "abstract": "text", "ids": [pid]}
+        if rng.random() < 0.5:
+            props["title"] = rng.choice(["A", "B", "C"]) + pid[:2]
+        if rng.random() < 0.5:
+            props["year"] = rng.choice([2024, 2025, 2026])
+        g.add_node(Node("Paper", pid, props))
+        for cid in rng.sample(colls, rng.choice([0, 1, 1, 2])):
+            members[cid].append(pid)
+            g.add_edge(Edge("IN_COLLECTION", node_key("Paper", pid), cid))
+    for cid, name in zip(colls, ("Alpha Coll", "Beta Coll", "Gamma Coll"), strict=True):
+        if members[cid]:
+            g.add_node(Node("Collection", cid, {"id": cid, "name": name, "paper_count": len(members[cid])}))
+    ents: list[str] = []
+    mention_papers: dict[str, set[str]] = defaultdict(set)
+    intro_papers: dict[str, set[str]] = defaultdict(set)
+    specs = []
+    for i in range(entities):
+        label = rng.choice(ENTITY_LABELS)
+        short = "".join(rng.choice(_SYLLABLES) for _ in range(rng.choice([1, 1, 2]))).upper()
+        long_form = " ".join(rng.choice(_SYLLABLES) + rng.choice(_SYLLABLES) for _ in range(2))
+        eid = f"{label.lower()}:e{i:02d}-{short.lower()}"
+        specs.append((label, eid, short, long_form))
+        ents.append(eid)
+    for pid in pids:
+        for eid in rng.sample(ents, rng.randint(0, per_paper)):
+            mention_papers[eid].add(pid)
+            _mention(g, pid, eid, rng.randint(1, 3))
+            if rng.random() < 0.15:
+                intro_papers[eid].add(pid)
+                g.add_edge(Edge("INTRODUCES", node_key("Paper", pid), eid, {"sentence": 0}))
+    for label, eid, short, long_form in specs:
+        if not mention_papers[eid]:     # the builder makes no node for an unmentioned entity
+            continue
+        aliases = [short, long_form] if rng.random() < 0.7 else [short]
+        extra: dict[str, object] = {}
+        if label == "Model":
+            extra["family"] = short[:2]
+        if rng.random() < 0.1:
+            extra["ambiguous"] = True
+        g.add_node(_entity(label, eid, rng.choice(aliases), aliases, len(mention_papers[eid]),
+                           len(intro_papers[eid]), **extra))
+    live = [eid for eid in ents if eid in g.nodes]
+    methods = [e for e in live if g.nodes[e].label in ("Method", "Model")]
+    datasets = [e for e in live if g.nodes[e].label in ("Dataset", "Benchmark")]
+    for _ in range(relations):
+        head, tail = rng.sample(live, 2)
+        rtype = rng.choice(RELATION_TYPES)
+        # mostly the shapes the extractor states (method EVALUATED_ON dataset, method vs method)
+        if rtype == "EVALUATED_ON" and methods and datasets and rng.random() < 0.8:
+            head, tail = rng.choice(methods), rng.choice(datasets)
+        elif rtype == "COMPARED_WITH" and len(methods) > 1 and rng.random() < 0.8:
+            head, tail = rng.sample(methods, 2)
+        papers_ = sorted(rng.sample(pids, rng.randint(1, 3)))
+        _relation(g, rtype, head, tail, papers_)
+    # edges to entities that got no node are dropped (an unmentioned entity has no node)
+    g.edges = {k: e for k, e in g.edges.items() if e.source in g.nodes and e.target in g.nodes}
+    return g

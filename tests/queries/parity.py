@@ -1,0 +1,105 @@
+"""Shared helpers for the cross-store parity tests: parameter cases and row comparison."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from paperkg.graph.embedded import to_networkx
+from paperkg.graph.model import ENTITY_LABELS, KnowledgeGraph
+from paperkg.queries.catalog import load_catalog
+from paperkg.queries.runner import run_named
+
+
+class GraphOnly:
+    """An embedded-store stand-in over a KnowledgeGraph (what `run_named` needs: kind, networkx)."""
+
+    kind = "embedded"
+
+    def __init__(self, graph: KnowledgeGraph) -> None:
+        self._nx = to_networkx(graph)
+
+    def networkx(self) -> Any:
+        return self._nx
+
+
+def _variants(name: str, rng: random.Random) -> str:
+    """The same name typed differently: case, dashes, spaces."""
+    choice = rng.randrange(4)
+    if choice == 0:
+        return name.upper()
+    if choice == 1:
+        return name.lower().replace(" ", "-")
+    if choice == 2:
+        return f"  {name.replace('-', ' ')} "
+    return name
+
+
+def cases(graph: KnowledgeGraph, seed: int, per_query: int = 12) -> list[tuple[str, dict[str, Any]]]:
+    """(query name, params) pairs that exercise every catalog query on `graph`: examples, names
+    typed differently, names of several entities, unknown names, both limits' edges."""
+    rng = random.Random(seed)
+    aliases = sorted({a for n in graph.nodes.values() for a in n.props.get("aliases", [])})
+    collections = sorted(n.props["name"] for n in graph.nodes.values() if n.label == "Collection")
+    keys = sorted({k for n in graph.nodes.values() for k in n.props.get("keys", [])})
+
+    by_label: dict[str, list[str]] = {}
+    for node in graph.nodes.values():
+        for alias in node.props.get("aliases", []):
+            by_label.setdefault(node.label, []).append(alias)
+
+    def name(*labels: str) -> str:
+        if rng.random() < 0.05:
+            return "no such entity"
+        pool = sorted({a for label in labels for a in by_label.get(label, [])})
+        if not pool or rng.random() < 0.2:
+            pool = aliases
+        return _variants(rng.choice(pool), rng)
+
+    def maybe_type() -> str | None:
+        return rng.choice([None, None, *ENTITY_LABELS])
+
+    def limit() -> int:
+        return rng.choice([1, 2, 3, 5, 1000])
+
+    makers = {
+        "entity_search": lambda: {"q": rng.choice(keys)[rng.randrange(2):][:rng.randint(1, 4)] or "a",
+                                  "type": maybe_type(), "limit": limit()},
+        "entity": lambda: {"name": name()},
+        "neighbors": lambda: {"name": name(), "limit": limit()},
+        "papers_mentioning": lambda: {"name": name()},
+        "papers_with_all": lambda: {"names": [name() for _ in range(rng.randint(1, 3))]},
+        "evaluated_on": lambda: {"name": name("Dataset", "Benchmark")},
+        "benchmarks_of": lambda: {"name": name("Method", "Model")},
+        "compared_with": lambda: {"name": name("Method", "Model")},
+        "top_entities": lambda: {"type": rng.choice(ENTITY_LABELS), "limit": limit()},
+        "cooccurring": lambda: {"name": name(), "type": maybe_type(), "limit": limit()},
+        "introduced_in": lambda: {"collection": rng.choice([*collections, "Nowhere"]), "limit": limit()},
+        "shortest_path": lambda: {"from": name(), "to": name()},
+    }
+    out: list[tuple[str, dict[str, Any]]] = []
+    for qname in sorted(load_catalog()):
+        make = makers[qname]
+        for _ in range(per_query):
+            params = {k: v for k, v in make().items() if v is not None}
+            out.append((qname, params))
+    return out
+
+
+def compare(left: Any, right: Any, todo: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """Run every case on both stores; a description of each difference (empty when all agree).
+    Every catalog query sets a total order, so rows are compared in order unless it says otherwise."""
+    catalog = load_catalog()
+    problems = []
+    for qname, params in todo:
+        a = run_named(left, qname, params)
+        b = run_named(right, qname, params)
+        if not catalog[qname].ordered:
+            a, b = sorted(a, key=repr), sorted(b, key=repr)
+        if a != b:
+            pairs = enumerate(zip(a, b, strict=False))
+            first = next((i for i, (x, y) in pairs if x != y), min(len(a), len(b)))
+            problems.append(f"{qname}({params}): {len(a)} vs {len(b)} rows; first difference at row "
+                            f"{first}: {a[first] if first < len(a) else None} != "
+                            f"{b[first] if first < len(b) else None}")
+    return problems

@@ -1,0 +1,127 @@
+"""The catalog files: names, headers, parameters and examples, and the JSON the CLI and API publish."""
+
+from __future__ import annotations
+
+import json
+import re
+from importlib import resources
+
+import pytest
+
+from paperkg.graph.model import ENTITY_LABELS, RELATION_TYPES
+from paperkg.queries.catalog import catalog_json, load_catalog, parse_query
+from paperkg.queries.params import PARAM_TYPES
+
+NAMES = {"entity_search", "entity", "neighbors", "papers_mentioning", "papers_with_all", "evaluated_on",
+         "benchmarks_of", "compared_with", "top_entities", "cooccurring", "introduced_in", "shortest_path"}
+SIGNATURES = {   # (required, optional) parameter names, as issue 5 gives them
+    "entity_search": ({"q"}, {"type", "limit"}),
+    "entity": ({"name"}, set()),
+    "neighbors": ({"name"}, {"limit"}),
+    "papers_mentioning": ({"name"}, set()),
+    "papers_with_all": ({"names"}, set()),
+    "evaluated_on": ({"name"}, set()),
+    "benchmarks_of": ({"name"}, set()),
+    "compared_with": ({"name"}, set()),
+    "top_entities": ({"type"}, {"limit"}),
+    "cooccurring": ({"name"}, {"type", "limit"}),
+    "introduced_in": ({"collection"}, {"limit"}),
+    "shortest_path": ({"from", "to"}, set()),
+}
+
+
+def test_names_are_exactly_the_catalog() -> None:
+    assert set(load_catalog()) == NAMES
+    files = {e.name for e in resources.files("paperkg.queries").iterdir() if e.name.endswith(".cypher")}
+    assert files == {f"{n}.cypher" for n in NAMES}
+
+
+@pytest.mark.parametrize("name", sorted(NAMES))
+def test_header(name: str) -> None:
+    query = load_catalog()[name]
+    assert query.name == name
+    assert query.description and "\n" not in query.description and query.description.endswith(".")
+    required = {p.name for p in query.params if p.required}
+    optional = {p.name for p in query.params if not p.required}
+    assert (required, optional) == SIGNATURES[name]
+    for p in query.params:
+        assert p.type in PARAM_TYPES
+        assert p.example is not None
+        assert p.coerce(p.example) is not None        # the example passes its own validation
+        if p.name == "limit":
+            assert (p.type, p.min, p.max) == ("int", 1, 1000) and p.default is not None
+        if p.name == "type":
+            assert p.type == "entity_type"
+
+
+@pytest.mark.parametrize("name", sorted(NAMES))
+def test_cypher_is_parameterised_and_ordered(name: str) -> None:
+    """Values only as $params; labels and types only from the closed sets; a total ORDER BY."""
+    cypher = load_catalog()[name].cypher
+    code = re.sub(r"//[^\n]*", "", cypher)
+    literals = re.findall(r"'([^']*)'", code)
+    assert set(literals) <= {"out", "in", "Paper", "-", "->", "<-"}, literals
+    assert '"' not in code
+    for group in re.findall(r"\(\w*:([\w|]+)", code) + re.findall(r"\[\w*:([\w|]+)", code):
+        for word in group.split("|"):
+            assert word in {*ENTITY_LABELS, "Paper", "Collection", "MENTIONS", "INTRODUCES",
+                            "IN_COLLECTION", *RELATION_TYPES}, word
+    assert "ORDER BY" in code and load_catalog()[name].ordered
+    assert not re.search(r"\b(CREATE|MERGE|SET|DELETE|REMOVE|CALL|LOAD)\b", code)
+
+
+def test_entity_label_unions_are_the_closed_set() -> None:
+    """Wherever a query means "any entity" or "any relation" it spells out the whole closed set."""
+    entities, relations = "|".join(ENTITY_LABELS), "|".join(RELATION_TYPES)
+    for query in load_catalog().values():
+        for group in re.findall(r":((?:\w+\|){3,}\w+)", query.cypher):
+            assert group in (entities, relations) or group.endswith(relations), group
+
+
+def test_catalog_json_shape() -> None:
+    data = catalog_json()
+    json.dumps(data)
+    assert [q["name"] for q in data] == sorted(NAMES)
+    for q in data:
+        assert set(q) == {"name", "description", "params"}
+        for p in q["params"]:
+            assert set(p) == {"name", "type", "required", "example"}
+    assert next(q for q in data if q["name"] == "papers_with_all")["params"][0]["example"] == ["RLHF", "PPO"]
+
+
+def test_catalog_is_parsed_once() -> None:
+    assert load_catalog() is load_catalog()
+
+
+GOOD = """// name: sample
+// description: A sample.
+// param: name entity required example=GRPO
+MATCH (e) WHERE $name_key IN e.keys RETURN e.id AS id ORDER BY id
+"""
+
+
+@pytest.mark.parametrize(("text", "problem"), [
+    (GOOD.replace("// name: sample\n", ""), "missing header field 'name'"),
+    (GOOD.replace("// description: A sample.\n", ""), "missing header field 'description'"),
+    (GOOD.replace("name: sample", "name: other"), "differs from the file name"),
+    (GOOD.replace(" example=GRPO", ""), "without example="),
+    (GOOD.replace("entity required", "string required"), "unknown param type"),
+    (GOOD.replace("entity required", "entity optional"), "needs a default"),
+    (GOOD.replace("$name_key", "$other"), "undeclared params"),
+    (GOOD.rsplit("MATCH", 1)[0], "no Cypher"),
+    (GOOD.replace("// name: sample", "// name: sample\n// colour: red"), "unknown header field"),
+    (GOOD.replace("example=GRPO", "example=---"), "no letters or digits"),
+    (GOOD.replace("// param: name entity required example=GRPO",
+                  "// param: name entity required example=GRPO\n"
+                  "// param: limit int optional default=5000 min=1 max=1000 example=3"), "out of range"),
+])
+def test_header_problems_are_reported_with_the_file(text: str, problem: str) -> None:
+    with pytest.raises(ValueError, match=r"sample\.cypher") as caught:
+        parse_query(text, "sample.cypher")
+    assert problem in str(caught.value)
+
+
+def test_good_header_parses() -> None:
+    query = parse_query(GOOD, "sample.cypher")
+    assert query.name == "sample" and query.params[0].example == "GRPO"
+    assert query.cypher.startswith("MATCH")

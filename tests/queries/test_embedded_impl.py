@@ -1,0 +1,237 @@
+"""Each catalog query's embedded (Python) implementation on the hand-built tiny graph, with the rows
+worked out by hand from `tests/queries/graphs.py::tiny_graph` (the same graph the Neo4j parity test
+runs the Cypher on). Goes through `run_named`, so validation and normalisation are covered too."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from paperkg.queries import embedded_impl
+from paperkg.queries.catalog import load_catalog
+from paperkg.queries.runner import run_named
+from tests.queries.graphs import (
+    ACC,
+    DIFFPRIV,
+    DYNPROG,
+    GRPO,
+    GSM8K,
+    MATH,
+    PPO,
+    QWEN,
+    REASONING,
+    random_graph,
+    tiny_graph,
+)
+from tests.queries.parity import GraphOnly
+
+STORE = GraphOnly(tiny_graph())
+
+
+def ent(eid: str, name: str, etype: str, papers: int, **extra: Any) -> dict[str, Any]:
+    return {"id": eid, "name": name, "type": etype, "papers": papers, **extra}
+
+
+def step(i: int, via: str | None, eid: str, etype: str, name: str) -> dict[str, Any]:
+    return {"step": i, "via": via, "id": eid, "type": etype, "name": name}
+
+
+GRPO_ALIASES = ["GRPO", "Group Relative Policy Optimization"]
+PPO_ALIASES = ["PPO", "Proximal Policy Optimization"]
+
+CASES: list[tuple[str, dict[str, Any], list[dict[str, Any]]]] = [
+    # entity_search: substring of any alias key, case/dash/space-insensitive; papers desc, name, id
+    ("entity_search", {"q": "Policy-Opt"}, [
+        {"id": GRPO, "name": "GRPO", "type": "Method", "aliases": GRPO_ALIASES, "papers": 3},
+        {"id": PPO, "name": "PPO", "type": "Method", "aliases": PPO_ALIASES, "papers": 2}]),
+    ("entity_search", {"q": "policy", "type": "Model"}, []),
+    ("entity_search", {"q": "math"}, [
+        {"id": MATH, "name": "MATH", "type": "Benchmark", "aliases": ["MATH"], "papers": 1},
+        {"id": REASONING, "name": "mathematical reasoning", "type": "Task",
+         "aliases": ["mathematical reasoning"], "papers": 1}]),
+    ("entity_search", {"q": "math", "limit": "1"}, [
+        {"id": MATH, "name": "MATH", "type": "Benchmark", "aliases": ["MATH"], "papers": 1}]),
+    ("entity_search", {"q": "dp", "type": "method"}, [
+        {"id": DIFFPRIV, "name": "differential privacy", "type": "Method",
+         "aliases": ["DP", "differential privacy"], "papers": 1},
+        {"id": DYNPROG, "name": "dynamic programming", "type": "Method",
+         "aliases": ["DP", "dynamic programming"], "papers": 1}]),
+    # entity: any alias; an acronym of two entities gives both
+    ("entity", {"name": "group relative policy-optimization"}, [
+        {"id": GRPO, "name": "GRPO", "type": "Method", "aliases": GRPO_ALIASES, "papers": 3,
+         "introduced": 1, "family": None, "ambiguous": False}]),
+    ("entity", {"name": "dp"}, [
+        {"id": DIFFPRIV, "name": "differential privacy", "type": "Method",
+         "aliases": ["DP", "differential privacy"], "papers": 1, "introduced": 1, "family": None,
+         "ambiguous": False},
+        {"id": DYNPROG, "name": "dynamic programming", "type": "Method",
+         "aliases": ["DP", "dynamic programming"], "papers": 1, "introduced": 0, "family": None,
+         "ambiguous": False}]),
+    ("entity", {"name": "QWEN3 8b"}, [
+        {"id": QWEN, "name": "Qwen3-8B", "type": "Model", "aliases": ["Qwen3 8B", "Qwen3-8B"], "papers": 2,
+         "introduced": 0, "family": "Qwen", "ambiguous": False}]),
+    ("entity", {"name": "math"}, [
+        {"id": MATH, "name": "MATH", "type": "Benchmark", "aliases": ["MATH"], "papers": 1,
+         "introduced": 0, "family": None, "ambiguous": True}]),
+    ("entity", {"name": "nothing like it"}, []),
+    # neighbors: support desc, relation, direction, name, id
+    ("neighbors", {"name": "GRPO"}, [
+        {"entity": GRPO, "relation": "COMPARED_WITH", "direction": "out", "id": PPO, "name": "PPO",
+         "type": "Method", "support": 2},
+        {"entity": GRPO, "relation": "EVALUATED_ON", "direction": "out", "id": GSM8K, "name": "GSM8K",
+         "type": "Dataset", "support": 2},
+        {"entity": GRPO, "relation": "COMPARED_WITH", "direction": "in", "id": PPO, "name": "PPO",
+         "type": "Method", "support": 1},
+        {"entity": GRPO, "relation": "EVALUATED_ON", "direction": "out", "id": MATH, "name": "MATH",
+         "type": "Benchmark", "support": 1},
+        {"entity": GRPO, "relation": "USES", "direction": "in", "id": QWEN, "name": "Qwen3-8B",
+         "type": "Model", "support": 1}]),
+    ("neighbors", {"name": "GRPO", "limit": 2}, [
+        {"entity": GRPO, "relation": "COMPARED_WITH", "direction": "out", "id": PPO, "name": "PPO",
+         "type": "Method", "support": 2},
+        {"entity": GRPO, "relation": "EVALUATED_ON", "direction": "out", "id": GSM8K, "name": "GSM8K",
+         "type": "Dataset", "support": 2}]),
+    ("neighbors", {"name": "mathematical reasoning"}, []),
+    # papers_mentioning: one row per paper, by id
+    ("papers_mentioning", {"name": "grpo"}, [
+        {"id": "p1", "title": "First", "year": 2025, "mentions": 2, "entities": [GRPO]},
+        {"id": "p2", "title": None, "year": None, "mentions": 1, "entities": [GRPO]},
+        {"id": "p3", "title": "Third", "year": None, "mentions": 1, "entities": [GRPO]}]),
+    ("papers_mentioning", {"name": "DP"}, [
+        {"id": "p2", "title": None, "year": None, "mentions": 1, "entities": [DYNPROG]},
+        {"id": "p3", "title": "Third", "year": None, "mentions": 1, "entities": [DIFFPRIV]}]),
+    # papers_with_all
+    ("papers_with_all", {"names": "GRPO, accuracy"}, [
+        {"id": "p1", "title": "First", "year": 2025}, {"id": "p2", "title": None, "year": None},
+        {"id": "p3", "title": "Third", "year": None}]),
+    ("papers_with_all", {"names": ["grpo", "Proximal Policy Optimization"]}, [
+        {"id": "p1", "title": "First", "year": 2025}, {"id": "p3", "title": "Third", "year": None}]),
+    ("papers_with_all", {"names": '["DP", "Qwen3-8B"]'}, [{"id": "p3", "title": "Third", "year": None}]),
+    ("papers_with_all", {"names": ["GRPO", "mathematical reasoning"]}, []),
+    # evaluated_on / benchmarks_of / compared_with
+    ("evaluated_on", {"name": "gsm-8k"}, [
+        {"dataset": GSM8K, "id": GRPO, "name": "GRPO", "type": "Method", "support": 2},
+        {"dataset": GSM8K, "id": QWEN, "name": "Qwen3-8B", "type": "Model", "support": 1}]),
+    ("evaluated_on", {"name": "GRPO"}, []),
+    ("benchmarks_of", {"name": "GRPO"}, [
+        {"entity": GRPO, "id": GSM8K, "name": "GSM8K", "type": "Dataset", "support": 2},
+        {"entity": GRPO, "id": MATH, "name": "MATH", "type": "Benchmark", "support": 1}]),
+    ("benchmarks_of", {"name": "Qwen3-8B"}, [
+        {"entity": QWEN, "id": GSM8K, "name": "GSM8K", "type": "Dataset", "support": 1}]),
+    ("compared_with", {"name": "GRPO"}, [
+        {"entity": GRPO, "id": PPO, "name": "PPO", "type": "Method", "direction": "out", "support": 2},
+        {"entity": GRPO, "id": PPO, "name": "PPO", "type": "Method", "direction": "in", "support": 1}]),
+    ("compared_with", {"name": "PPO"}, [
+        {"entity": PPO, "id": GRPO, "name": "GRPO", "type": "Method", "direction": "in", "support": 2},
+        {"entity": PPO, "id": GRPO, "name": "GRPO", "type": "Method", "direction": "out", "support": 1}]),
+    # top_entities
+    ("top_entities", {"type": "Method", "limit": 3}, [
+        ent(GRPO, "GRPO", "Method", 3, introduced=1), ent(PPO, "PPO", "Method", 2, introduced=0),
+        ent(DIFFPRIV, "differential privacy", "Method", 1, introduced=1)]),
+    ("top_entities", {"type": "METRIC"}, [ent(ACC, "accuracy", "Metric", 3, introduced=0)]),
+    # cooccurring: papers desc, then name (upper case sorts before lower case, as in Neo4j)
+    ("cooccurring", {"name": "GRPO"}, [
+        {"entity": GRPO, **ent(ACC, "accuracy", "Metric", 3)},
+        {"entity": GRPO, **ent(GSM8K, "GSM8K", "Dataset", 2)},
+        {"entity": GRPO, **ent(PPO, "PPO", "Method", 2)},
+        {"entity": GRPO, **ent(QWEN, "Qwen3-8B", "Model", 2)},
+        {"entity": GRPO, **ent(MATH, "MATH", "Benchmark", 1)},
+        {"entity": GRPO, **ent(DIFFPRIV, "differential privacy", "Method", 1)},
+        {"entity": GRPO, **ent(DYNPROG, "dynamic programming", "Method", 1)}]),
+    ("cooccurring", {"name": "GRPO", "type": "Method"}, [
+        {"entity": GRPO, **ent(PPO, "PPO", "Method", 2)},
+        {"entity": GRPO, **ent(DIFFPRIV, "differential privacy", "Method", 1)},
+        {"entity": GRPO, **ent(DYNPROG, "dynamic programming", "Method", 1)}]),
+    ("cooccurring", {"name": "GRPO", "limit": 2}, [
+        {"entity": GRPO, **ent(ACC, "accuracy", "Metric", 3)},
+        {"entity": GRPO, **ent(GSM8K, "GSM8K", "Dataset", 2)}]),
+    # introduced_in: by collection name or id
+    ("introduced_in", {"collection": "neurips-2026"}, [
+        {"id": GRPO, "name": "GRPO", "type": "Method", "papers": 1, "paper": "p1"}]),
+    ("introduced_in", {"collection": "collection:daily-papers"}, [
+        {"id": DIFFPRIV, "name": "differential privacy", "type": "Method", "papers": 1, "paper": "p3"},
+        {"id": REASONING, "name": "mathematical reasoning", "type": "Task", "papers": 1, "paper": "p4"}]),
+    ("introduced_in", {"collection": "Nowhere"}, []),
+    # shortest_path: smallest ids among the shortest chains, then smallest vias
+    ("shortest_path", {"from": "GRPO", "to": "accuracy"}, [
+        step(0, None, GRPO, "Method", "GRPO"), step(1, "-EVALUATED_ON->", GSM8K, "Dataset", "GSM8K"),
+        step(2, "-MEASURED_BY->", ACC, "Metric", "accuracy")]),
+    ("shortest_path", {"from": "GRPO", "to": "PPO"}, [
+        step(0, None, GRPO, "Method", "GRPO"), step(1, "-COMPARED_WITH->", PPO, "Method", "PPO")]),
+    ("shortest_path", {"from": "DP", "to": "qwen3 8b"}, [
+        step(0, None, DIFFPRIV, "Method", "differential privacy"),
+        step(1, "<-MENTIONS-", "p3", "Paper", "Third"),
+        step(2, "-MENTIONS->", QWEN, "Model", "Qwen3-8B")]),
+    ("shortest_path", {"from": "MATH", "to": "DP"}, [
+        step(0, None, MATH, "Benchmark", "MATH"), step(1, "<-MENTIONS-", "p2", "Paper", "p2"),
+        step(2, "-MENTIONS->", DYNPROG, "Method", "dynamic programming")]),
+    ("shortest_path", {"from": "GRPO", "to": "mathematical reasoning"}, []),
+    ("shortest_path", {"from": "GRPO", "to": "grpo"}, []),
+]
+
+
+@pytest.mark.parametrize(("name", "params", "expected"), CASES,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_rows(name: str, params: dict[str, Any], expected: list[dict[str, Any]]) -> None:
+    assert run_named(STORE, name, params) == expected
+
+
+def test_every_catalog_query_has_an_implementation_and_a_case() -> None:
+    assert set(embedded_impl.IMPLEMENTATIONS) == set(load_catalog())
+    assert {c[0] for c in CASES} == set(load_catalog())
+
+
+def test_columns_are_stable_even_without_rows() -> None:
+    """Columns are the Cypher's RETURN names, in its order (compared with rows of the tiny graph)."""
+    for name, query in load_catalog().items():
+        rows = run_named(STORE, name, query.example_params())
+        returned = query.cypher.rsplit("RETURN", 1)[1]
+        for row in rows:
+            positions = [returned.find(f" AS {col}") if f" AS {col}" in returned else returned.find(col)
+                         for col in row]
+            assert positions == sorted(positions) and -1 not in positions, (name, list(row))
+
+
+def test_index_is_cached_per_graph_object() -> None:
+    g = STORE.networkx()
+    assert embedded_impl.index_for(g) is embedded_impl.index_for(g)
+    other = GraphOnly(tiny_graph()).networkx()
+    assert embedded_impl.index_for(other) is not embedded_impl.index_for(g)
+
+
+def test_shortest_path_is_bounded_by_six_steps() -> None:
+    """A chain of 4 papers between two entities is 8 steps: beyond the Cypher's `*..6`."""
+    from paperkg.graph.model import Edge, KnowledgeGraph, Node, node_key
+
+    g = KnowledgeGraph()
+    names = [f"e{i}" for i in range(5)]
+    for i, n in enumerate(names):
+        g.add_node(Node("Method", f"method:{n}", {"id": f"method:{n}", "type": "Method", "name": n,
+                                                  "aliases": [n], "keys": [n], "paper_count": 2,
+                                                  "introduced_count": 0}))
+        if i:
+            pid = f"p{i}"
+            g.add_node(Node("Paper", pid, {"id": pid, "abstract": "x", "ids": [pid]}))
+            for target in (f"method:{names[i - 1]}", f"method:{n}"):
+                g.add_edge(Edge("MENTIONS", node_key("Paper", pid), target, {"count": 1}))
+    store = GraphOnly(g)
+    assert len(run_named(store, "shortest_path", {"from": "e0", "to": "e3"})) == 7
+    assert run_named(store, "shortest_path", {"from": "e0", "to": "e4"}) == []
+
+
+def test_queries_are_fast_on_a_larger_graph() -> None:
+    """A smoke bound (the real latency benchmark is benchmarks/): 2,000 papers, every query < 50 ms
+    once the index is built."""
+    graph = random_graph(5, papers=2000, entities=600, per_paper=8, relations=1500)
+    store = GraphOnly(graph)
+    embedded_impl.index_for(store.networkx())
+    from tests.queries.parity import cases
+
+    worst = 0.0
+    for name, params in cases(graph, seed=5, per_query=5):
+        start = time.perf_counter()
+        run_named(store, name, params)
+        worst = max(worst, time.perf_counter() - start)
+    assert worst < 0.05

@@ -1,0 +1,121 @@
+"""Parameter validation in `run_named`: strings (CLI, GET) and JSON values (POST) give the same
+canonical values; every bad value is a BadInputError naming the parameter and the expected type."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from paperkg.graph import errors
+from paperkg.queries.catalog import load_catalog
+from paperkg.queries.runner import cypher_params, run_cypher, run_named, validate_params
+from tests.queries.graphs import tiny_graph
+from tests.queries.parity import GraphOnly
+
+STORE = GraphOnly(tiny_graph())
+
+
+def values(name: str, params: dict[str, Any]) -> dict[str, Any]:
+    query = load_catalog()[name]
+    return cypher_params(query, validate_params(query, params))
+
+
+def test_unknown_query_is_not_found() -> None:
+    with pytest.raises(errors.NotFoundError, match="no catalog query named 'nope'") as caught:
+        run_named(STORE, "nope", {})
+    assert "papers_mentioning" in str(caught.value)      # the hint lists the known ones
+
+
+@pytest.mark.parametrize(("name", "params", "words"), [
+    ("entity", {}, ["'name'", "missing", "entity"]),
+    ("entity", {"name": ""}, ["'name'", "missing"]),
+    ("entity", {"name": "   "}, ["'name'", "missing"]),
+    ("entity", {"name": "--"}, ["'name'", "no letters or digits"]),
+    ("entity", {"name": 5}, ["'name'", "entity"]),
+    ("entity", {"name": ["GRPO"]}, ["'name'", "entity"]),
+    ("entity", {"name": "x" * 501}, ["'name'", "longer than 500"]),
+    ("entity", {"name": "\ud800"}, ["'name'", "surrogate"]),
+    ("entity", {"name": "GRPO", "limit": "3"}, ["unknown parameter 'limit'", "name (entity"]),
+    ("neighbors", {"name": "GRPO", "limit": "0"}, ["'limit'", "int 1..1000", "out of range"]),
+    ("neighbors", {"name": "GRPO", "limit": "1001"}, ["'limit'", "int 1..1000"]),
+    ("neighbors", {"name": "GRPO", "limit": -5}, ["'limit'", "int 1..1000"]),
+    ("neighbors", {"name": "GRPO", "limit": "ten"}, ["'limit'", "int 1..1000"]),
+    ("neighbors", {"name": "GRPO", "limit": "1e3"}, ["'limit'", "int 1..1000"]),
+    ("neighbors", {"name": "GRPO", "limit": 2.5}, ["'limit'", "int 1..1000"]),
+    ("neighbors", {"name": "GRPO", "limit": True}, ["'limit'", "int 1..1000"]),
+    ("neighbors", {"name": "GRPO", "limit": "99999999999999999999"}, ["'limit'"]),
+    ("top_entities", {"type": "Paper"}, ["'type'", "entity_type (one of Method, Model"]),
+    ("top_entities", {"type": "Method) DETACH DELETE (n"}, ["'type'", "entity_type"]),
+    ("top_entities", {}, ["'type'", "missing"]),
+    ("papers_with_all", {"names": []}, ["'names'", "entities"]),
+    ("papers_with_all", {"names": ","}, ["'names'", "entities"]),
+    ("papers_with_all", {"names": "[1, 2]"}, ["'names'"]),
+    ("papers_with_all", {"names": "[not json"}, ["'names'", "not a JSON list"]),
+    ("papers_with_all", {"names": ["a"] * 21}, ["'names'", "more than 20"]),
+    ("papers_with_all", {"names": {"a": 1}}, ["'names'"]),
+    ("introduced_in", {"collection": " "}, ["'collection'", "missing"]),
+    ("shortest_path", {"from": "GRPO"}, ["'to'", "missing"]),
+])
+def test_bad_params(name: str, params: dict[str, Any], words: list[str]) -> None:
+    with pytest.raises(errors.BadInputError) as caught:
+        run_named(STORE, name, params)
+    assert type(caught.value) is errors.BadInputError
+    for word in words:
+        assert word in str(caught.value)
+
+
+def test_params_must_be_a_mapping() -> None:
+    with pytest.raises(errors.BadInputError):
+        run_named(STORE, "entity", ["GRPO"])  # type: ignore[arg-type]
+
+
+def test_strings_and_json_values_mean_the_same() -> None:
+    assert values("neighbors", {"name": "GRPO", "limit": "7"}) == values("neighbors", {"name": "GRPO",
+                                                                                       "limit": 7})
+    assert values("neighbors", {"name": "GRPO", "limit": 7.0})["limit"] == 7
+    assert values("papers_with_all", {"names": "GRPO, PPO"}) == values("papers_with_all",
+                                                                       {"names": ["GRPO", "PPO"]})
+    assert values("papers_with_all", {"names": '["GRPO", "PPO"]'})["names_keys"] == ["grpo", "ppo"]
+
+
+def test_normalisation() -> None:
+    assert values("entity", {"name": "Qwen3 8B"}) == {"name_key": "qwen38b"}
+    assert values("entity", {"name": "QWEN3\u20118b"}) == {"name_key": "qwen38b"}   # non-breaking hyphen
+    assert values("entity_search", {"q": "Policy Opt"}) == {"q_key": "policyopt", "type": None,
+                                                            "limit": 20}
+    assert values("top_entities", {"type": "dataset"}) == {"type": "Dataset", "limit": 20}
+    assert values("cooccurring", {"name": "x", "type": ""})["type"] is None    # empty GET value = absent
+    assert values("cooccurring", {"name": "x", "type": None})["type"] is None  # JSON null = absent
+    for collection in ("Daily Papers", "daily_papers", "collection:daily-papers"):
+        cid = values("introduced_in", {"collection": collection})["collection_id"]
+        assert cid == "collection:daily-papers"
+
+
+def test_injection_shaped_names_are_just_names() -> None:
+    for name in ('GRPO"}) MATCH (n) DETACH DELETE n //', "' OR 1=1 --", "$name_key", "`x`"):
+        assert run_named(STORE, "entity", {"name": name}) == []
+        assert run_named(STORE, "papers_mentioning", {"name": name}) == []
+
+
+def test_every_row_is_json_ready() -> None:
+    import json
+
+    for name, query in load_catalog().items():
+        json.dumps(run_named(STORE, name, query.example_params()), allow_nan=False)
+
+
+def test_run_cypher_dispatches_by_store_kind() -> None:
+    class FakeNeo4j:
+        kind = "neo4j"
+
+        def run_user_cypher(self, text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+            return [{"text": text, "params": params}]
+
+        def run_read(self, text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+            return [{"cypher": text, "params": params}]
+
+    assert run_cypher(FakeNeo4j(), "RETURN 1", {"a": 1}) == [{"text": "RETURN 1", "params": {"a": 1}}]
+    row = run_named(FakeNeo4j(), "entity", {"name": "Group Relative"})[0]
+    assert row["params"] == {"name_key": "grouprelative"}
+    assert row["cypher"] == load_catalog()["entity"].cypher

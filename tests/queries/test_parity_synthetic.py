@@ -1,0 +1,69 @@
+"""Parity of the catalog on graphs built to contain the hard cases (see test_parity.py)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from paperkg.graph.corpus import Corpus
+from paperkg.graph.model import KnowledgeGraph
+from tests.queries.graphs import random_graph, tiny_graph
+from tests.queries.parity import GraphOnly, cases, compare
+
+pytestmark = pytest.mark.neo4j
+
+
+@pytest.fixture(scope="module")
+def neo4j_store(neo4j_uri: str) -> Iterator[Any]:
+    from paperkg.graph.neo4j_store import Neo4jStore
+
+    store = Neo4jStore(neo4j_uri)
+    yield store
+    store.close()
+
+
+def _multiset(rows: list[dict[str, Any]]) -> list[str]:
+    return sorted(json.dumps(r, sort_keys=True) for r in rows)
+
+
+def _both(neo4j_store: Any, graph: KnowledgeGraph) -> tuple[GraphOnly, Any]:
+    neo4j_store.save(Corpus(), graph)
+    return GraphOnly(graph), neo4j_store
+
+
+def test_tiny_graph(neo4j_store: Any) -> None:
+    embedded, neo4j = _both(neo4j_store, tiny_graph())
+    problems = compare(embedded, neo4j, cases(tiny_graph(), seed=1, per_query=25))
+    assert not problems, "\n".join(problems[:10])
+
+
+@pytest.mark.parametrize(("seed", "per_paper", "relations"),
+                         [(11, 6, 90), (12, 6, 90), (21, 2, 10), (22, 2, 5)])
+def test_random_graph(neo4j_store: Any, seed: int, per_paper: int, relations: int) -> None:
+    graph = random_graph(seed, per_paper=per_paper, relations=relations)
+    embedded, neo4j = _both(neo4j_store, graph)
+    problems = compare(embedded, neo4j, cases(graph, seed=seed, per_query=15))
+    assert not problems, "\n".join(problems[:10])
+
+
+@pytest.mark.parametrize("seed", [0, 31])
+def test_user_cypher_accepted_on_embedded_means_same_answer(neo4j_store: Any, seed: int) -> None:
+    """Every query grand-cypher is allowed to answer gives Neo4j's rows (in order when the ORDER BY
+    is total, as a multiset otherwise); every refused one is refused, not answered wrongly."""
+    from paperkg.graph.errors import BadInputError
+    from paperkg.queries.runner import run_cypher
+    from tests.queries.user_queries import ACCEPTED, PARAMS, REFUSED
+
+    graph = tiny_graph() if seed == 0 else random_graph(seed)
+    embedded, neo4j = _both(neo4j_store, graph)
+    for text, ordered in ACCEPTED:
+        mine, theirs = run_cypher(embedded, text, PARAMS), run_cypher(neo4j, text, PARAMS)
+        if not ordered:
+            mine, theirs = _multiset(mine), _multiset(theirs)
+        assert mine == theirs, text
+    for text, _, _ in REFUSED:
+        with pytest.raises(BadInputError):
+            run_cypher(embedded, text, {} if "$n" in text else PARAMS)
