@@ -8,6 +8,7 @@ empty `neo4j` database (`MATCH (n) DETACH DELETE n`) instead of a database of it
 from __future__ import annotations
 
 import io
+import json
 import os
 import signal
 import subprocess
@@ -24,11 +25,11 @@ from neo4j import GraphDatabase
 
 from paperkg.extract.records import Extraction, Mention, PaperInput, RelationMention
 from paperkg.graph import cypher_guard
-from paperkg.graph.corpus import Corpus
+from paperkg.graph.corpus import Corpus, entry_to_dict
 from paperkg.graph.errors import BadInputError, QueryRefusedError, StoreUnavailableError, UsageError
 from paperkg.graph.graphml import write_graphml
 from paperkg.graph.model import EDGE_TYPES, NODE_LABELS, Edge, KnowledgeGraph, Node, node_key
-from paperkg.graph.neo4j_store import Neo4jStore, render, schema_statements
+from paperkg.graph.neo4j_store import Neo4jStore, render, schema_statements, source_json
 from paperkg.graph.store import GraphStore, empty_stats, graph_stats
 
 pytestmark = pytest.mark.neo4j
@@ -162,6 +163,12 @@ def test_schema_has_a_constraint_for_every_label() -> None:
     for label in NODE_LABELS:
         assert any(f"(n:{label})" in s and "REQUIRE n.id IS UNIQUE" in s and "IF NOT EXISTS" in s
                    for s in statements)
+
+
+def test_source_json_is_the_json_of_entry_to_dict() -> None:
+    for entry in make_corpus(["p1", "p2"]):
+        assert json.loads(source_json(entry)) == json.loads(json.dumps(entry_to_dict(entry)))
+        assert source_json(entry) == json.dumps(entry_to_dict(entry), ensure_ascii=False, sort_keys=True)
 
 
 def test_render_only_accepts_the_closed_sets() -> None:
@@ -421,7 +428,9 @@ def test_wrong_credentials_are_store_unavailable(neo4j_uri: str, monkeypatch: py
         st.stats()
     assert "credentials" in str(info.value) and "'neo4j'" in str(info.value)
     assert "wrong" not in str(info.value)  # never echo the password
-    assert info.value.exit_code == 69
+    assert info.value.exit_code == 69 and "\n" not in str(info.value)
+    with pytest.raises(StoreUnavailableError, match="none were given"):
+        Neo4jStore(neo4j_uri).stats()
 
 
 def test_the_home_database_is_resolved_once(neo4j_uri: str, clean: None) -> None:
