@@ -1,0 +1,148 @@
+"""The FastAPI application: `create_app(settings)` wires settings, the store, routers and errors.
+
+Importing this module, or calling `create_app`, opens nothing: the store is opened by the first
+request that needs it (see `deps.StoreHolder`) and closed at shutdown. It also never imports spaCy,
+so the server starts fast and in a process that has no extraction model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.openapi.utils import get_openapi
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from paperkg.api import problems
+from paperkg.api.deps import StoreHolder
+from paperkg.api.models import Problem
+from paperkg.api.routers import cypher, entities, export, health, papers, queries, stats
+from paperkg.api.settings import Settings
+
+
+def _version() -> str:
+    try:
+        return version("paperkg")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+class BodyTooLarge(StarletteHTTPException):
+    def __init__(self, limit: int) -> None:
+        super().__init__(413, f"the request body exceeds {limit} bytes")
+
+
+class BodyLimitMiddleware:
+    """413 for request bodies beyond `max_bytes`, whether or not they declare a Content-Length.
+
+    A declared length over the limit is refused before anything is read. A chunked (or lying) body
+    is counted as the route reads it and refused as soon as it passes the limit, so the server
+    never buffers more than the limit. Written here rather than using FastAPI's own `max_body_size`
+    because older FastAPI releases (which pyproject allows) lack it and Starlette's answers plain
+    text; raising an `HTTPException` from `receive` lets the one problem handler answer.
+    """
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = _content_length(scope)
+        if declared is not None and declared > self.max_bytes:
+            response = problems.problem(413, detail=f"the request body exceeds {self.max_bytes} bytes",
+                                        instance=scope.get("path"), headers={"Connection": "close"})
+            await response(scope, receive, send)
+            return
+        seen = 0
+
+        async def limited_receive() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_bytes:
+                    raise BodyTooLarge(self.max_bytes)
+            return message
+
+        await self.app(scope, limited_receive, send)
+
+
+def _content_length(scope: Scope) -> int | None:
+    for name, value in scope.get("headers", ()):
+        if name == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """A new app; `settings` default to `PAPERKG_*` environment variables."""
+    settings = settings or Settings()
+    holder = StoreHolder(settings)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        holder.close()
+
+    app = FastAPI(
+        title="paperkg",
+        version=_version(),
+        description=(
+            "A knowledge graph of ML research from paper abstracts: named Cypher queries, entity and "
+            "paper lookups, read-only Cypher and a GraphML export. Every error is "
+            "`application/problem+json` (RFC 9457)."
+        ),
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.store_holder = holder
+
+    problems.install(app)
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    if settings.cors_origins:
+        app.add_middleware(
+            CORSMiddleware, allow_origins=list(settings.cors_origins), allow_methods=["GET", "POST"],
+            allow_headers=["Content-Type", "Accept"],
+        )
+
+    for router in (
+        health.router,
+        stats.router,
+        queries.router,
+        entities.build_router(settings),
+        papers.router,
+        cypher.router,
+        export.router,
+    ):
+        app.include_router(router)
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = get_openapi(title=app.title, version=app.version, description=app.description,
+                                 routes=app.routes)
+            schema.setdefault("components", {}).setdefault("schemas", {}).update(
+                _component_schemas(Problem)
+            )
+            app.openapi_schema = problems.rewrite_openapi(schema)
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+    return app
+
+
+def _component_schemas(model: type[Problem]) -> dict[str, Any]:
+    """`model`'s schema and the schemas it refers to, as OpenAPI components."""
+    schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
+    defs = schema.pop("$defs", {})
+    return {model.__name__: schema, **defs}

@@ -1,0 +1,68 @@
+"""The dependency the routes share: the app's one store.
+
+The store is a dependency (`get_store`) rather than a global so that tests swap it with
+`app.dependency_overrides[get_store]`, and so that nothing connects at import or `create_app` time:
+the store is opened on the first request that needs it and closed when the app shuts down.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from fastapi import Request
+
+from paperkg.api.settings import Settings
+from paperkg.graph.errors import InputNotFoundError, StoreUnavailableError
+from paperkg.graph.store import GraphStore, open_store
+from paperkg.queries.runner import prepare
+
+
+class StoreHolder:
+    """Opens the store once, on first use, and closes it on shutdown.
+
+    Sync routes run in a thread pool, so two first requests may race: a lock makes one of them open
+    the store. A failed open is not cached — the next request tries again (a store may be built, or
+    Neo4j come up, after the server started).
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
+        self._store: GraphStore | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> GraphStore:
+        store = self._store
+        if store is not None:
+            return store
+        with self._lock:
+            if self._store is None:
+                self._store = self._open()
+            return self._store
+
+    def _open(self) -> GraphStore:
+        s = self._settings
+        try:
+            store = open_store(s.store, s.neo4j_uri, s.neo4j_user, s.password(), s.neo4j_database)
+        except InputNotFoundError as err:
+            # A missing store is the server's problem, not the requested resource's: a client must
+            # not read "404" as "that entity does not exist".
+            raise StoreUnavailableError(err.message, err.hint) from err
+        try:
+            # Build the embedded store's query indexes once, here under the lock, rather than in
+            # whichever concurrent first requests get there (a no-op on Neo4j).
+            prepare(store)
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    def close(self) -> None:
+        with self._lock:
+            store, self._store = self._store, None
+        if store is not None:
+            store.close()
+
+
+def get_store(request: Request) -> GraphStore:
+    """The app's store (override this in tests)."""
+    return request.app.state.store_holder.get()

@@ -1,0 +1,186 @@
+"""Every error the API returns, as RFC 9457 `application/problem+json`, from this one module.
+
+Why one module: a client (and schemathesis) should meet one error shape whatever failed — the
+project's own errors, FastAPI's request validation, Starlette's routing 404/405 and body-parse
+errors, an over-large body, or a bug. The handlers are registered on Starlette's `HTTPException`
+(not only FastAPI's subclass), otherwise routing errors escape as `{"detail": ...}`.
+
+Status codes:
+- `PaperkgError` subclasses carry their own `http_status` and `title` (404 not found, 422 bad input,
+  403 refused Cypher, 503 store unavailable, ...).
+- Request validation: 400 when the body is not JSON at all (a syntax error, like any other
+  unparsable request), 422 when it parses but a value breaks the schema (wrong type, `limit` out of
+  1–1000, unknown entity type) — the same 422 the project's `BadInputError` uses.
+- Anything else: 500 with a fixed detail; the traceback goes to the log, never to the client.
+"""
+
+from __future__ import annotations
+
+import logging
+from http import HTTPStatus
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from paperkg.graph.errors import (
+    BadInputError,
+    InputNotFoundError,
+    PaperkgError,
+    QueryRefusedError,
+    StoreUnavailableError,
+    UnsupportedQueryError,
+    UsageError,
+)
+
+log = logging.getLogger("paperkg.api")
+
+PROBLEM_MEDIA_TYPE = "application/problem+json"
+# `type` URIs name the kind of problem without pretending to be a dereferenceable page.
+TYPE_PREFIX = "urn:paperkg:problem:"
+VALIDATION_TYPE = f"{TYPE_PREFIX}validation"
+INTERNAL_TYPE = f"{TYPE_PREFIX}internal"
+
+# Most specific first: the first class an error is an instance of names its type.
+_ERROR_TYPES: tuple[tuple[type[PaperkgError], str], ...] = (
+    (QueryRefusedError, "query-refused"),
+    (UnsupportedQueryError, "unsupported-query"),
+    (BadInputError, "bad-input"),
+    (InputNotFoundError, "not-found"),
+    (StoreUnavailableError, "store-unavailable"),
+    (UsageError, "bad-request"),
+)
+
+
+class ProblemResponse(JSONResponse):
+    media_type = PROBLEM_MEDIA_TYPE
+
+
+def status_phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Error"
+
+
+def problem(
+    status: int,
+    *,
+    title: str | None = None,
+    detail: str | None = None,
+    type_: str = "about:blank",
+    instance: str | None = None,
+    headers: dict[str, str] | None = None,
+    **extensions: Any,
+) -> ProblemResponse:
+    """Build one problem response; `about:blank` problems are titled by the HTTP status phrase."""
+    body: dict[str, Any] = {
+        "type": type_,
+        "title": title or status_phrase(status),
+        "status": status,
+        "detail": detail or status_phrase(status),
+        "instance": instance,
+    }
+    body.update({k: v for k, v in extensions.items() if v is not None})
+    return ProblemResponse(body, status_code=status, headers=headers)
+
+
+def _instance(request: Request) -> str:
+    """The path that failed (no query string: it may carry values the client would rather not echo)."""
+    return request.url.path
+
+
+def error_type(err: PaperkgError) -> str:
+    for cls, name in _ERROR_TYPES:
+        if isinstance(err, cls):
+            return TYPE_PREFIX + name
+    return f"{TYPE_PREFIX}error"
+
+
+async def paperkg_error_handler(request: Request, exc: Exception) -> ProblemResponse:
+    assert isinstance(exc, PaperkgError)
+    status = exc.http_status if 400 <= exc.http_status <= 599 else 500
+    if status >= 500:
+        log.warning("%s %s -> %d: %s", request.method, request.url.path, status, exc)
+    return problem(status, title=exc.title, detail=exc.message, type_=error_type(exc),
+                   instance=_instance(request), hint=exc.hint)
+
+
+def _loc(loc: Any) -> list[str | int]:
+    return [part if isinstance(part, int) else str(part) for part in (loc or ())]
+
+
+async def validation_error_handler(request: Request, exc: Exception) -> ProblemResponse:
+    """400 for a body that is not JSON, 422 for values that break the schema.
+
+    Only `loc`, `msg` and `type` of each error are returned: pydantic's `input` and `ctx` can echo
+    the whole (possibly huge or hostile) request and are not always JSON-serialisable.
+    """
+    assert isinstance(exc, RequestValidationError)
+    errors = [
+        {"loc": _loc(e.get("loc")), "msg": str(e.get("msg", "")), "type": str(e.get("type", ""))}
+        for e in exc.errors()
+    ]
+    if any(e["type"] == "json_invalid" for e in errors):
+        return problem(400, title="Malformed JSON", detail="the request body is not valid JSON",
+                       type_=f"{TYPE_PREFIX}malformed-json", instance=_instance(request), errors=errors)
+    summary = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in errors[:5])
+    return problem(422, title="Invalid request", detail=summary or "the request is invalid",
+                   type_=VALIDATION_TYPE, instance=_instance(request), errors=errors)
+
+
+async def http_exception_handler(request: Request, exc: Exception) -> ProblemResponse:
+    """Routing 404/405, body-size 413 and Starlette's own errors; keeps headers such as `Allow`."""
+    assert isinstance(exc, StarletteHTTPException)
+    detail = exc.detail if isinstance(exc.detail, str) else None
+    return problem(exc.status_code, detail=detail, instance=_instance(request),
+                   headers=dict(exc.headers) if exc.headers else None)
+
+
+async def unhandled_error_handler(request: Request, exc: Exception) -> ProblemResponse:
+    """Last resort: log the traceback for the operator, tell the client only that it failed."""
+    log.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    return problem(500, title="Internal Server Error",
+                   detail="the server failed to answer this request; the error was logged",
+                   type_=INTERNAL_TYPE, instance=_instance(request))
+
+
+def install(app: FastAPI) -> None:
+    """Register every handler on `app` (Starlette routes `Exception` to its outermost middleware)."""
+    app.add_exception_handler(PaperkgError, paperkg_error_handler)
+    app.add_exception_handler(RequestValidationError, validation_error_handler)
+    app.add_exception_handler(StarletteHTTPException, http_exception_handler)
+    app.add_exception_handler(Exception, unhandled_error_handler)
+
+
+def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI `responses=` entries declaring problem+json for the given statuses of a route."""
+    return {
+        status: {"description": status_phrase(status), "content": {PROBLEM_MEDIA_TYPE: {"schema": _REF}}}
+        for status in statuses
+    }
+
+
+_REF = {"$ref": "#/components/schemas/Problem"}
+
+
+def rewrite_openapi(schema: dict[str, Any]) -> dict[str, Any]:
+    """Make the generated schema tell the truth about errors.
+
+    FastAPI documents every 422 as `application/json` `HTTPValidationError`; this API answers with
+    `application/problem+json` `Problem`, so every error response (4xx/5xx) is rewritten to that and
+    FastAPI's unused validation schemas are dropped.
+    """
+    for path_item in schema.get("paths", {}).values():
+        for operation in path_item.values():
+            if not isinstance(operation, dict):
+                continue
+            for status, response in operation.get("responses", {}).items():
+                if str(status)[:1] in ("4", "5"):
+                    response["content"] = {PROBLEM_MEDIA_TYPE: {"schema": _REF}}
+    components = schema.get("components", {}).get("schemas", {})
+    for unused in ("HTTPValidationError", "ValidationError"):
+        components.pop(unused, None)
+    return schema

@@ -1,0 +1,1 @@
+"""One router per resource; `paperkg.api.app.create_app` includes them all."""

@@ -1,0 +1,140 @@
+"""Entities: search, one entity, its neighbours — through the catalog's `entity_search`, `entity`
+and `neighbors` queries, so both stores answer with the same rows (the catalog's parity tests cover
+them) and no Cypher is written here.
+
+Paging: the catalog queries take a `limit` (at most 1000) but no offset, so a page is cut from the
+first `offset + limit + 1` rows (one extra to know whether another page exists): only the best 1000
+matches can be paged through. When the catalog gains a `skip` parameter it is used instead.
+"""
+
+# No `from __future__ import annotations`: FastAPI must resolve the `Limit`/`Offset` aliases, which
+# are local to `build_router`, from real objects rather than strings.
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Path, Query
+
+from paperkg.api.deps import get_store
+from paperkg.api.models import (
+    Entity,
+    EntityPage,
+    EntitySummary,
+    EntityType,
+    Neighbor,
+    NeighborPage,
+)
+from paperkg.api.problems import problem_responses
+from paperkg.api.settings import LIMIT_MAX, Settings
+from paperkg.graph.errors import NotFoundError
+from paperkg.graph.model import ENTITY_LABELS
+from paperkg.graph.normalize import compact_key
+from paperkg.graph.store import GraphStore
+from paperkg.queries.catalog import load_catalog
+from paperkg.queries.runner import run_named
+
+# The window the catalog's `limit` allows; pages beyond it are empty.
+WINDOW = LIMIT_MAX
+_ID_PREFIXES = {label.lower(): label for label in ENTITY_LABELS}
+
+EntityRef = Annotated[str, Path(
+    description="An entity id (`method:grpo`) or any of its names or aliases, case- and dash-insensitive.",
+    max_length=500, examples=["GRPO", "method:grpo"],
+)]
+
+
+def _summary(row: dict[str, Any]) -> dict[str, Any]:
+    return {"id": row["id"], "type": row["type"], "name": row["name"],
+            "aliases": list(row.get("aliases") or []), "paper_count": int(row.get("papers") or 0)}
+
+
+def _page(store: GraphStore, query: str, params: dict[str, Any], limit: int, offset: int
+          ) -> tuple[list[dict[str, Any]], int | None]:
+    """Rows `offset .. offset+limit` of a catalog query and the next page's offset (None: last)."""
+    if "skip" in {p.name for p in load_catalog()[query].params}:
+        rows = run_named(store, query, {**params, "skip": offset, "limit": min(limit + 1, WINDOW)})
+        more = len(rows) > limit
+        return rows[:limit], (offset + limit if more else None)
+    if offset >= WINDOW:
+        return [], None
+    rows = run_named(store, query, {**params, "limit": min(offset + limit + 1, WINDOW)})
+    more = len(rows) > offset + limit
+    return rows[offset:offset + limit], (offset + limit if more else None)
+
+
+def find_entity(store: GraphStore, ref: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The entity `ref` names (an id, or a name/alias) and any others the same name also names.
+
+    An id is looked up through its name part (`method:grpo` -> `grpo`) and checked against the
+    rows' ids, since the catalog's `entity` matches names, not ids. A name several entities share
+    (an ambiguous acronym) resolves to the most-mentioned one.
+    """
+    prefix, sep, rest = ref.partition(":")
+    if sep and prefix in _ID_PREFIXES and compact_key(rest):
+        rows = run_named(store, "entity", {"name": rest})
+        for row in rows:
+            if row["id"] == ref:
+                return row, [r for r in rows if r is not row]
+    rows = run_named(store, "entity", {"name": ref}) if compact_key(ref) else []
+    if not rows:
+        raise NotFoundError(f"no entity named {ref!r}", "search with GET /entities?q=...")
+    return rows[0], rows[1:]
+
+
+def build_router(settings: Settings) -> APIRouter:
+    """Built per app so `limit`'s default and maximum in the OpenAPI schema are the settings'."""
+    router = APIRouter(prefix="/entities", tags=["entities"])
+    Limit = Annotated[int, Query(ge=1, le=settings.max_limit, description="Page size.")]
+    Offset = Annotated[int, Query(ge=0, le=10**9, description=(
+        f"Items to skip; only the first {WINDOW} matches can be paged through."))]
+    default_limit = settings.default_limit
+
+    @router.get("", response_model=EntityPage, responses=problem_responses(422, 503))
+    def search_entities(
+        store: Annotated[GraphStore, Depends(get_store)],
+        q: Annotated[str, Query(min_length=1, max_length=500, examples=["policy optimization"],
+                                description="Part of a name or alias (case-, dash- and space-insensitive).")],
+        type: Annotated[EntityType | None, Query(description="Only entities of this type.")] = None,
+        limit: Limit = default_limit,
+        offset: Offset = 0,
+    ) -> EntityPage:
+        """Entities whose name or an alias contains `q`, most-mentioned first (catalog
+        `entity_search`)."""
+        params: dict[str, Any] = {"q": q}
+        if type is not None:
+            params["type"] = type
+        rows, next_offset = _page(store, "entity_search", params, limit, offset)
+        return EntityPage(items=[EntitySummary.model_validate(_summary(r)) for r in rows],
+                          limit=limit, offset=offset, next_offset=next_offset)
+
+    @router.get("/{id}", response_model=Entity, responses=problem_responses(404, 422, 503))
+    def get_entity(id: EntityRef, store: Annotated[GraphStore, Depends(get_store)]) -> Entity:
+        """One entity: type, name, aliases, paper count, introductions and (models) family."""
+        row, others = find_entity(store, id)
+        return Entity.model_validate({
+            **_summary(row), "introduced_count": int(row.get("introduced") or 0),
+            "family": row.get("family"), "ambiguous": bool(row.get("ambiguous")) or bool(others),
+            "same_name": [r["id"] for r in others],
+        })
+
+    @router.get("/{id}/neighbors", response_model=NeighborPage, responses=problem_responses(404, 422, 503))
+    def get_neighbors(
+        id: EntityRef,
+        store: Annotated[GraphStore, Depends(get_store)],
+        limit: Limit = default_limit,
+        offset: Offset = 0,
+    ) -> NeighborPage:
+        """Entities linked to this one by a relation, with the relation's type, direction and
+        support (catalog `neighbors`), strongest first."""
+        entity, _ = find_entity(store, id)
+        # `neighbors` matches by name, which other entities may share: keep this entity's rows.
+        rows = [r for r in run_named(store, "neighbors", {"name": entity["name"], "limit": WINDOW})
+                if r.get("entity", entity["id"]) == entity["id"]]
+        page = rows[offset:offset + limit]
+        return NeighborPage(
+            entity=EntitySummary.model_validate(_summary(entity)),
+            items=[Neighbor(id=r["id"], type=r["type"], name=r["name"], edge_type=r["relation"],
+                            direction=r["direction"], support=int(r.get("support") or 0)) for r in page],
+            limit=limit, offset=offset,
+            next_offset=offset + limit if len(rows) > offset + limit else None,
+        )
+
+    return router

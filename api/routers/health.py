@@ -1,0 +1,21 @@
+"""`GET /health`: is the server up and its store reachable (a readiness check)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request
+
+from paperkg.api.deps import get_store
+from paperkg.api.models import Health
+from paperkg.api.problems import problem_responses
+from paperkg.graph.store import GraphStore
+
+router = APIRouter(tags=["service"])
+
+
+@router.get("/health", response_model=Health, responses=problem_responses(503))
+def health(request: Request, store: Annotated[GraphStore, Depends(get_store)]) -> Health:
+    """Open the store if needed (503 when it cannot be): a balancer should not route to a server
+    whose every query would fail."""
+    return Health(store=getattr(store, "kind", "unknown"), version=request.app.version)

@@ -1,0 +1,107 @@
+"""`paperkg serve` as a user runs it: a real process on a free port, real HTTP, stopped at the end.
+
+TestClient skips the parts a deployment depends on — the CLI building `Settings`, uvicorn, the
+lifespan, real sockets and chunked transfer — so one test goes through all of them.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import networkx as nx
+import pytest
+
+PROBLEM = "application/problem+json"
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def server(small_store_path: Path, tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes], Path]]:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PAPERKG_")}
+    log = tmp_path / "server.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "paperkg.api.cli", "serve", "--store", str(small_store_path),
+             "--host", "127.0.0.1", "--port", str(port)],
+            stdout=out, stderr=subprocess.STDOUT, env=env,
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"paperkg serve exited with {proc.returncode}:\n{log.read_text()}")
+            try:
+                if httpx.get(f"{base}/health", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"paperkg serve did not come up in 60 s:\n{log.read_text()}")
+            time.sleep(0.2)
+        yield base, proc, log
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=10)
+
+
+def test_live_server(server: tuple[str, subprocess.Popen[bytes], Path]) -> None:
+    base, proc, log = server
+    with httpx.Client(base_url=base, timeout=30) as http:
+        health = http.get("/health").json()
+        assert health["status"] == "ok" and health["store"] == "embedded"
+        assert http.get("/stats").json()["nodes"]["Paper"] == 3
+        catalog = http.get("/queries").json()
+        assert {q["name"] for q in catalog} >= {"entity_search", "entity", "neighbors"}
+        rows = http.get("/queries/entity_search", params={"q": "grpo"}).json()["rows"]
+        assert any(r.get("name") == "GRPO" for r in rows)
+        assert len(http.get("/entities", params={"q": "policy"}).json()["items"]) == 2
+        assert http.get("/entities/GRPO").json()["id"] == "method:grpo"
+        paper = http.get("/papers/p1").json()
+        assert paper["collections"] == ["RL"]
+
+        missing = http.get("/papers/nope")
+        assert missing.status_code == 404 and missing.headers["content-type"].startswith(PROBLEM)
+        refused = http.post("/cypher", json={"query": "MATCH (n) DETACH DELETE n"})
+        assert 400 <= refused.status_code < 500
+        assert http.get("/stats").json()["nodes"]["Paper"] == 3
+
+        def chunks() -> Iterator[bytes]:
+            yield b'{"query": "RETURN 1", "params": {"x": "'
+            for _ in range(1100):
+                yield b"a" * 1024
+            yield b'"}}'
+
+        too_big = http.post("/cypher", content=chunks(), headers={"content-type": "application/json"})
+        assert too_big.status_code == 413 and too_big.headers["content-type"].startswith(PROBLEM)
+
+        export = http.get("/export/graphml")
+        assert export.status_code == 200
+        assert export.headers["content-type"].startswith("application/graphml+xml")
+        assert nx.read_graphml(io.BytesIO(export.content)).number_of_nodes() > 0
+        assert http.get("/openapi.json").json()["info"]["title"] == "paperkg"
+
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=20) == 0
+    output = log.read_text(errors="replace")
+    assert "Traceback" not in output, output
