@@ -193,6 +193,24 @@ def test_entity_by_id_and_alias(client: TestClient) -> None:
     assert model["type"] == "Model" and model["family"]
 
 
+def test_ambiguous_name_resolves_to_the_most_mentioned(client: TestClient,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """`entity` returns one row per entity a name names (DP: dynamic programming, data-parallel...)."""
+    from paperkg.api.routers import entities
+
+    rows = [
+        {"id": "method:dynamic-programming", "type": "Method", "name": "DP", "aliases": ["DP"], "papers": 5,
+         "introduced": 0, "family": None, "ambiguous": True},
+        {"id": "method:data-parallel", "type": "Method", "name": "DP", "aliases": ["DP"], "papers": 2,
+         "introduced": 0, "family": None, "ambiguous": True},
+    ]
+    monkeypatch.setattr(entities, "run_named", lambda store, name, params: rows)
+    body = client.get("/entities/DP").json()
+    assert body["id"] == "method:dynamic-programming" and body["ambiguous"]
+    assert body["same_name"] == ["method:data-parallel"]
+    assert client.get("/entities/method:data-parallel").json()["same_name"] == ["method:dynamic-programming"]
+
+
 @pytest.mark.parametrize("ref", ["no-such-entity", "x') DETACH DELETE n //", "method:nope", "%2e%2e"])
 def test_unknown_entity_is_404(client: TestClient, small_store_path: Path, ref: str) -> None:
     before = digest(small_store_path)
