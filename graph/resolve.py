@@ -62,14 +62,21 @@ class Resolution:
     ambiguous: set[str] = field(default_factory=set)
 
 
-def _merge_similar(keys: Iterable[str]) -> dict[str, str]:
+def _initials(name: str) -> str:
+    return "".join(word[0] for word in name_key(name).split())
+
+
+def _merge_similar(spelled: dict[str, str]) -> dict[str, str]:
     """Map each long-form key to a representative, merging near-identical spellings
-    (`optimisation`/`optimization`) so spelling variants do not make an acronym look ambiguous."""
+    (`optimisation`/`optimization`) so spelling variants do not make an acronym look ambiguous.
+    `spelled` maps each key to one surface; forms whose words start differently (`Group Relative
+    ...` vs `Budget Relative ...`) are different things however similar the letters."""
     rep: dict[str, str] = {}
     reps: list[str] = []
-    for key in sorted(keys, key=lambda k: (len(k), k)):
+    for key in sorted(spelled, key=lambda k: (len(k), k)):
         for r in reps:
-            if abs(len(r) - len(key)) <= 3 and SequenceMatcher(None, r, key).ratio() >= _SIMILAR:
+            if (abs(len(r) - len(key)) <= 3 and _initials(spelled[r]) == _initials(spelled[key])
+                    and SequenceMatcher(None, r, key).ratio() >= _SIMILAR):
                 rep[key] = r
                 break
         else:
@@ -96,7 +103,7 @@ def resolve(extractions: Iterable[tuple[str, Extraction]]) -> Resolution:
                 local[sk] = lk
                 long_keys.add(lk)
         local_long[pid] = local
-    rep = _merge_similar(long_keys)
+    rep = _merge_similar({k: min(spellings[k]) for k in long_keys})
     for local in local_long.values():
         for sk, lk in local.items():
             local[sk] = rep[lk]

@@ -91,3 +91,14 @@ def test_model_family(name: str, family: str) -> None:
 ])
 def test_is_acronym(surface: str, expected: bool) -> None:
     assert is_acronym(surface) is expected
+
+
+def test_similar_letters_with_different_words_stay_apart() -> None:
+    res = resolve([
+        ex("a", [("Group Relative Policy Optimization", "Method")],
+           [("Group Relative Policy Optimization", "GRPO")]),
+        ex("b", [("Budget Relative Policy Optimization", "Method")],
+           [("Budget Relative Policy Optimization", "BRPO")]),
+    ])
+    assert (res.cluster_of[("a", "Group Relative Policy Optimization")]
+            != res.cluster_of[("b", "Budget Relative Policy Optimization")])
