@@ -255,15 +255,16 @@ SHAPE_RE = re.compile(
     rf"(?:{_D}[A-Za-z0-9]+)*(?![\w\-/@]|\.\w)"
 )
 SHAPE_STOP = {
-    "LLM", "LLMs", "LM", "LMs", "LRM", "LRMs", "MLLM", "MLLMs", "VLM", "VLMs", "RL", "ML", "AI", "DL", "NLP",
-    "KL", "OOD", "OoD", "IID", "ID", "SOTA", "GPU", "GPUs", "CPU", "CPUs", "TPU", "API", "APIs", "US", "USA",
-    "UK", "EU", "DNA", "RNA", "ODE", "ODEs", "PDE", "PDEs", "NP", "GitHub", "NeurIPS", "ICML", "ICLR", "CVPR",
-    "ACL", "EMNLP", "AAAI", "IJCAI", "KDD", "AISTATS", "COLT", "II", "III", "IV", "VI", "VII", "XII", "PhD",
-    "URL", "HTTP", "JSON", "SQL", "CUDA", "FLOPs", "FLOP", "TFLOPs", "GB", "TB", "MB", "KB", "OK", "TV",
-    "RGB", "RGB-D", "IoT", "QA", "VQA", "ASR", "TTS", "OCR", "PC", "PCs", "IT", "CO2", "COVID-19", "RKHS",
-    "MDP", "MDPs", "POMDPs", "LDP", "DP", "NN", "NNs", "DNN", "DNNs", "CNNs", "RNNs", "GNNs", "SSMs",
-    "ReLU", "GeLU", "GELU", "MSE", "AUC", "ROC", "FPS", "Q&A", "PyTorch", "TensorFlow", "JAX", "HuggingFace",
-    "OpenAI", "Google", "DeepMind", "Meta", "Microsoft", "NVIDIA", "Nvidia", "Anthropic", "arXiv",
+    "AAAI", "ACL", "AI", "AISTATS", "API", "APIs", "ASR", "AUC", "Anthropic", "CNNs", "CO2", "COLT",
+    "COVID-19", "CPU", "CPUs", "CUDA", "CVPR", "DL", "DNA", "DNN", "DNNs", "DP", "DeepMind", "EMNLP",
+    "EU", "FLOP", "FLOPs", "FPS", "GB", "GELU", "GNNs", "GPU", "GPUs", "GeLU", "GitHub", "Google",
+    "HTTP", "HuggingFace", "ICLR", "ICML", "ID", "II", "IID", "III", "IJCAI", "IT", "IV", "IoT", "JAX",
+    "JSON", "KB", "KDD", "KL", "LDP", "LLM", "LLMs", "LM", "LMs", "LRM", "LRMs", "MB", "MDP", "MDPs",
+    "ML", "MLLM", "MLLMs", "MSE", "Meta", "Microsoft", "NLP", "NN", "NNs", "NP", "NVIDIA", "NeurIPS",
+    "Nvidia", "OCR", "ODE", "ODEs", "OK", "OOD", "OoD", "OpenAI", "PC", "PCs", "PDE", "PDEs", "POMDPs",
+    "PhD", "PyTorch", "Q&A", "QA", "RGB", "RGB-D", "RKHS", "RL", "RNA", "RNNs", "ROC", "ReLU", "SOTA",
+    "SQL", "SSMs", "TB", "TFLOPs", "TPU", "TTS", "TV", "TensorFlow", "UK", "URL", "US", "USA", "VI",
+    "VII", "VLM", "VLMs", "VQA", "XII", "arXiv",
 }
 
 
@@ -346,6 +347,87 @@ class AcronymDetector:
         return doc
 
 
+# -- names the paper introduces: `we propose X`, `we introduce a new X framework`, `called X` -----------
+_INTRO_VERBS = {"propose", "introduce", "present", "develop", "design", "devise", "formulate", "construct",
+                "build", "release", "curate", "proposes", "introduces", "presents", "develops"}
+_INTRO_SUBJECTS = {"we", "paper", "work", "article", "study"}
+_NAMING_CUES = {"called", "dubbed", "named", "termed", "coined"}
+_INTRO_SKIP = {
+    "a", "an", "and", "computationally", "easy-to-implement", "effective", "efficient", "elegant",
+    "first", "flexible", "fully", "general", "generic", "highly", "lightweight", "new", "novel", "our",
+    "plug-and-play", "powerful", "practical", "principled", "provably", "scalable", "simple",
+    "simple-to-implement", "the", "theoretically", "three", "two", "unified", "versatile", "yet",
+}
+_CONTAINERS = {
+    "class", "collection", "extension", "family", "form", "generalization", "instance", "kind",
+    "series", "set", "suite", "type", "variant", "version",
+}
+_GENERIC_HEADS = {
+    "algorithm", "algorithms", "approach", "approaches", "architecture", "concept", "construction",
+    "extension", "family", "formulation", "framework", "frameworks", "idea", "implementation",
+    "library", "mechanism", "mechanisms", "method", "methodology", "methods", "model", "models",
+    "module", "notion", "operation", "operations", "paradigm", "pipeline", "procedure", "protocol",
+    "recipe", "scheme", "setting", "solution", "strategies", "strategy", "system", "technique",
+    "techniques", "tool", "toolkit", "variant",
+}
+_PHRASE_STOP = {
+    "(", ")", ",", "--", ".", ":", ";", "and", "are", "as", "at", "based", "because", "between", "by",
+    "can", "for", "from", "in", "into", "is", "it", "its", "on", "or", "over", "than", "that", "these",
+    "this", "through", "to", "under", "using", "via", "we", "when", "where", "whereby", "which",
+    "while", "who", "whose", "with", "without", "–", "—",
+}
+
+
+def find_introduced_names(doc: Doc) -> list[Span]:
+    """The noun phrase after `we propose/introduce/...` (generic heads such as `framework` dropped),
+    and the name after `called/dubbed/named`, as candidates of source `intro`."""
+    spans = []
+    n = len(doc)
+    for tok in doc:
+        low = tok.lower_
+        prev = doc[tok.i - 1].lower_ if tok.i > 0 else ""
+        cue = low in _INTRO_VERBS and prev in _INTRO_SUBJECTS | {"also", "then", "further"}
+        if cue or low in _NAMING_CUES:
+            i = tok.i + 1
+        else:
+            continue
+        while i < n and (doc[i].lower_ in _INTRO_SKIP or doc[i].text in {"\"", "'", "`", "*"}):
+            i += 1
+        if i + 1 < n and doc[i].lower_ in _CONTAINERS and doc[i + 1].lower_ == "of":
+            i += 2
+            while i < n and doc[i].lower_ in _INTRO_SKIP:
+                i += 1
+        start = i
+        if start < n and doc[start].text.endswith("ing") and start + 1 < n and doc[start + 1].lower_ in {
+                "the", "a", "an", "our", "each", "all"}:
+            continue  # `we propose replacing the ...`: a clause, not a name
+        while i < n and i - start < 8 and not doc[i].is_sent_start:
+            glued = i > start and not doc[i - 1].whitespace_ and doc[i - 1].text in "-\u2010\u2011"
+            if doc[i].lower_ in _PHRASE_STOP and not glued:
+                break
+            if doc[i].lower_ == "of" and i > start and doc[i - 1].lower_ in _GENERIC_HEADS:
+                break
+            i += 1
+        end = i
+        while end > start and (doc[end - 1].lower_ in _GENERIC_HEADS or doc[end - 1].lower_ == "of"
+                               or doc[end - 1].is_punct):
+            end -= 1
+        if end <= start or all(t.lower_ in _GENERIC_HEADS | _INTRO_SKIP for t in doc[start:end]):
+            continue
+        if low in _NAMING_CUES and end - start > 4:
+            continue
+        span = doc[start:end]
+        etype = type_from_head(span.text, introduced=True)
+        if doc[end].lower_ in {"dataset", "corpus"} if end < n else False:
+            etype = "Dataset"
+        elif doc[end].lower_ in {"benchmark", "suite"} if end < n else False:
+            etype = "Benchmark"
+        elif doc[end].lower_ in {"metric", "measure", "score"} if end < n else False:
+            etype = "Metric"
+        spans.append(Span(doc, start, end, label=etype, kb_id="intro"))
+    return spans
+
+
 class ModelNameMatcher:
     def __init__(self, name: str) -> None:
         self.name = name
@@ -354,6 +436,7 @@ class ModelNameMatcher:
         spans = list(doc.spans[CANDS]) if CANDS in doc.spans else []
         spans.extend(find_model_names(doc))
         spans.extend(find_name_shapes(doc))
+        spans.extend(find_introduced_names(doc))
         doc.spans[CANDS] = spans
         return doc
 
@@ -384,18 +467,18 @@ def type_from_head(text: str, introduced: bool = False) -> str:
 
 
 GENERIC = {
-    "llm", "llms", "large language model", "large language models", "language model", "language models",
-    "diffusion model", "diffusion models", "neural network", "neural networks", "deep neural networks",
-    "vision-language models", "vision language models", "vlm", "vlms", "mllm", "mllms",
-    "multimodal large language models", "lrm", "lrms", "large reasoning models", "ai", "ml", "dl", "rl",
-    "nlp", "gnn", "gnns", "dnn", "dnns", "cnn", "cnns", "rnn", "rnns", "ssm", "ssms", "lm", "lms",
-    "machine learning", "deep learning", "artificial intelligence", "sota", "state-of-the-art", "i.e.",
-    "e.g.", "method", "approach", "framework", "model", "algorithm", "data", "benchmark", "benchmarks",
-    "kl", "ood", "rl-based", "llm-based", "ai systems", "foundation models",
-    "foundation model", "reinforcement learning", "generative models", "generative model", "agents",
-    "language agents", "llm agents", "small language models",
-    "pretrained language models", "pre-trained language models", "transformers", "deep networks",
-    "machine learning models", "ml models", "deep learning models",
+    "agents", "ai", "ai systems", "algorithm", "approach", "artificial intelligence", "benchmark",
+    "benchmarks", "cnn", "cnns", "data", "deep learning", "deep learning models", "deep networks",
+    "deep neural networks", "diffusion model", "diffusion models", "dl", "dnn", "dnns", "e.g.",
+    "foundation model", "foundation models", "framework", "generative model", "generative models",
+    "gnn", "gnns", "i.e.", "kl", "language agents", "language model", "language models",
+    "large language model", "large language models", "large reasoning models", "llm", "llm agents",
+    "llm-based", "llms", "lm", "lms", "lrm", "lrms", "machine learning", "machine learning models",
+    "method", "ml", "ml models", "mllm", "mllms", "model", "multimodal large language models",
+    "neural network", "neural networks", "nlp", "ood", "pre-trained language models",
+    "pretrained language models", "rl-based", "rnn", "rnns",
+    "small language models", "sota", "ssm", "ssms", "state-of-the-art",
+    "vision language models", "vision-language models", "vlm", "vlms",
 }
 
 def _norm(text: str) -> str:
@@ -403,17 +486,53 @@ def _norm(text: str) -> str:
 
 
 # candidate sources, strongest first; a candidate is kept when it overlaps nothing kept before it
-SOURCE_RANK = {"acro": 0, "model": 1, "gaz_exact": 2, "ner": 3, "gaz_lower": 4, "shape": 5}
+SOURCE_RANK = {"acro": 0, "model": 1, "gaz_exact": 2, "intro": 3, "ner": 4, "gaz_lower": 5, "shape": 6}
 
 
 def _source_of(span: Span) -> str:
     return span.kb_id_ or "gaz_exact"
 
 
+_EDGE_DROP = {
+    "(", ")", ",", "-", ".", ":", ";", "a", "all", "an", "and", "any", "are", "as", "at", "based", "be",
+    "both", "by", "can", "directly", "each", "for", "from", "in", "into", "is", "its", "new", "novel",
+    "of", "on", "or", "our", "such", "than", "that", "the", "their", "these", "this", "those", "to",
+    "under", "using", "via", "we", "which", "with",
+}
+_INSIDE_DROP = {
+    ":", ";", "are", "be", "because", "can", "did", "do", "does", "had", "has", "have", "if", "is",
+    "it", "may", "might", "must", "not", "our", "should", "show", "showed", "shows", "that", "they",
+    "was", "we", "were", "when", "whereas", "which", "while", "will", "would",
+}
+
+
+def clean_ner_span(span: Span) -> Span | None:
+    """Trim function words and punctuation off a predicted span's edges; drop it when it reads like a
+    clause (a verb or pronoun inside) or nothing name-like is left."""
+    start, end = span.start, span.end
+    doc = span.doc
+    while start < end and doc[start].lower_ in _EDGE_DROP:
+        start += 1
+    while end > start and doc[end - 1].lower_ in _EDGE_DROP:
+        end -= 1
+    if start >= end:
+        return None
+    if any(t.lower_ in _INSIDE_DROP for t in doc[start:end]):
+        return None
+    if doc[start:end].text.count("(") != doc[start:end].text.count(")"):
+        return None
+    if (end - start == 1 and doc[start].is_punct) or doc[start:end].text.isdigit():
+        return None
+    return Span(doc, start, end, label=span.label_, kb_id="ner")
+
+
 def collect_candidates(doc: Doc) -> list[Span]:
-    """Rule candidates (kb_id = source) plus the NER's entities (source `ner`)."""
+    """Rule candidates (kb_id = source) plus the NER's entities (source `ner`), cleaned."""
     cands = list(doc.spans[CANDS]) if CANDS in doc.spans else []
-    cands.extend(Span(doc, e.start, e.end, label=e.label_, kb_id="ner") for e in doc.ents)
+    for ent in doc.ents:
+        span = clean_ner_span(ent)
+        if span is not None:
+            cands.append(span)
     return cands
 
 
@@ -496,7 +615,7 @@ def detect_introduced(doc: Doc, spans: list[Span]) -> list[list[int]]:
     for s in spans:
         sent_start = sents[sent_of[s.start]].start_char
         left = text[max(sent_start, s.start_char - 120):s.start_char]
-        if _INTRO_RE.search(left):
+        if s.kb_id_ == "intro" or _INTRO_RE.search(left):
             out.append([s.start_char, s.end_char])
     # a short/long form inherits the flag of its partner
     intro_texts = {text[a:b] for a, b in out}
@@ -556,6 +675,7 @@ _USE_RE = re.compile(
 _EVAL_RE = re.compile(r"\b(?:on|across|evaluat\w*|experiments?|benchmarks?|results?|test\w*)\b", re.I)
 
 _STRONG_COMPARE_RE = re.compile(r"\b(?:outperform\w*|surpass\w*|compared (?:to|with)|better than)\b", re.I)
+_WE_RE = re.compile(r"\b(?:we|our|this (?:paper|work|article))\b", re.I)
 TAIL_RELATION = {"Task": "ADDRESSES", "Metric": "MEASURED_BY", "Dataset": "EVALUATED_ON",
                  "Benchmark": "EVALUATED_ON"}
 
@@ -584,6 +704,22 @@ def extract_relations(doc: Doc, mentions: list[Span], introduced: set[str],
     intro_keys = [canon.get(t, t) for t in dict.fromkeys(
         m.text for m in mentions if m.text in introduced)]
     heads = [k for k in intro_keys if types.get(k) in ("Method", "Model")]
+    if len(heads) > 1:
+        # the paper's main contribution: defined with an acronym, then mentioned most often
+        long_forms = set(canon.values())
+
+        def weight(key: str) -> tuple[int, int]:
+            count = len(by_text[key]) + sum(len(by_text.get(sh, ())) for sh, lg in canon.items() if lg == key)
+            return (2 * (key in long_forms) + min(count, 4), -by_text[key][0].start)
+
+        heads = sorted(heads, key=weight, reverse=True)
+    if not heads:
+        # no introduced method: the first method named in a sentence where the authors speak
+        for m in mentions:
+            key = canon.get(m.text, m.text)
+            if types.get(key) in ("Method", "Model") and _WE_RE.search(sents[sent_of[m.start]].text):
+                heads = [key]
+                break
     if not heads:
         return []
     head = heads[0]
