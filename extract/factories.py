@@ -197,6 +197,36 @@ def find_acronyms(doc: Doc) -> list[tuple[Span, Span]]:
             if len(long_span.text) <= len(short) or long_span.text.lower() == short.lower():
                 continue
             pairs.append((long_span, short_span))
+    pairs.extend(find_reverse_acronyms(doc, {s.start for _, s in pairs}))
+    return pairs
+
+
+def find_reverse_acronyms(doc: Doc, taken: set[int]) -> list[tuple[Span, Span]]:
+    """`SHORT (Long Form Words)`, e.g. `MARBLE (Multi-Aspect Reward BaLancE)`."""
+    pairs = []
+    for tok in doc:
+        if tok.text != "(" or tok.i == 0 or tok.i + 1 in taken:
+            continue
+        short_tok = doc[tok.i - 1]
+        short = short_tok.text
+        if not _is_short_form(short) or sum(c.isupper() for c in short) < 2:
+            continue
+        close = None
+        for j in range(tok.i + 2, min(tok.i + 16, len(doc))):
+            if doc[j].text == ")":
+                close = j
+                break
+            if doc[j].text in {"(", ";", ",", "."}:
+                break
+        if close is None or close - tok.i < 3:
+            continue
+        content = doc[tok.i + 1:close]
+        if not content[0].is_alpha or not content.text[0].isalpha():
+            continue
+        rel = initials_long_form(short, content.text)
+        if rel != 0 and best_long_form(short, content.text) != 0:
+            continue
+        pairs.append((content, doc[tok.i - 1:tok.i]))
     return pairs
 
 
@@ -486,7 +516,7 @@ def _norm(text: str) -> str:
 
 
 # candidate sources, strongest first; a candidate is kept when it overlaps nothing kept before it
-SOURCE_RANK = {"acro": 0, "model": 1, "gaz_exact": 2, "intro": 3, "ner": 4, "gaz_lower": 5, "shape": 6}
+SOURCE_RANK = {"acro": 0, "model": 1, "gaz_exact": 2, "intro": 3, "gaz_lower": 4, "shape": 5, "ner": 6}
 
 
 def _source_of(span: Span) -> str:
