@@ -19,7 +19,7 @@ import heapq
 import threading
 import weakref
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +33,8 @@ Impl = Callable[["Index", dict[str, Any]], list[Row]]
 PATH_TYPES = frozenset({"MENTIONS", *RELATION_TYPES})
 MAX_PATH_HOPS = 6          # must equal the `*..6` in shortest_path.cypher
 _ENTITY_LABELS = frozenset(ENTITY_LABELS)
+_MEMO_SIZE = 4096
+_SEARCH_CAP = 2000          # beyond this many matching keys, scan entities in rank order instead
 
 
 def _label(attrs: dict[str, Any]) -> str:
@@ -61,6 +63,12 @@ class Index:
     key_blob: str = ""
     key_starts: list[int] = field(default_factory=list)
     key_owner: list[str] = field(default_factory=list)
+    # every entity by (papers desc, name, id), and each entity's position in that order
+    ranked: list[str] = field(default_factory=list)
+    rank: dict[str, int] = field(default_factory=dict)
+    # results of whole-neighbourhood computations (co-mention counts, a collection's introductions):
+    # the graph never changes under an index, so they stay right; bounded so memory stays flat
+    memo: dict[tuple[str, str], list[Any]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, g: nx.MultiDiGraph) -> Index:
@@ -77,6 +85,8 @@ class Index:
                 by_type[str(attrs.get("type"))].append(node)
         index.by_key = {k: sorted(v, key=lambda n: index.props[n]["id"]) for k, v in by_key.items()}
         index.by_type = {t: sorted(v, key=index.rank_key) for t, v in by_type.items()}
+        index.ranked = sorted((n for nodes in by_type.values() for n in nodes), key=index.rank_key)
+        index.rank = {n: i for i, n in enumerate(index.ranked)}
 
         papers_of: dict[str, list[tuple[str, int]]] = defaultdict(list)
         mentions_of: dict[str, list[str]] = defaultdict(list)
@@ -127,18 +137,30 @@ class Index:
         wanted = frozenset(labels)
         return [n for n in self.by_key.get(key, ()) if self.label[n] in wanted]
 
-    def search(self, fragment: str) -> set[str]:
-        """Entities with a key containing `fragment` (`any(k IN e.keys WHERE k CONTAINS $q)`)."""
+    def search(self, fragment: str, cap: int) -> set[str] | None:
+        """Entities with a key containing `fragment` (`any(k IN e.keys WHERE k CONTAINS $q)`), or
+        None when more than `cap` keys contain it (then scanning in rank order is faster)."""
         found: set[str] = set()
         if not fragment or "\x00" in fragment:
             return found
         blob, starts, owner = self.key_blob, self.key_starts, self.key_owner
-        pos = blob.find(fragment)
+        pos, hits = blob.find(fragment), 0
         while pos >= 0:
+            hits += 1
+            if hits > cap:
+                return None
             i = bisect.bisect_right(starts, pos) - 1
             found.update(self.by_key[owner[i]])
             next_start = starts[i + 1] if i + 1 < len(starts) else len(blob)
             pos = blob.find(fragment, next_start)
+        return found
+
+    def remember(self, kind: str, key: str, compute: Callable[[], list[Any]]) -> list[Any]:
+        found = self.memo.get((kind, key))
+        if found is None:
+            if len(self.memo) >= _MEMO_SIZE:
+                self.memo.clear()
+            found = self.memo[(kind, key)] = compute()
         return found
 
 
@@ -171,9 +193,18 @@ def _paper_row(ix: Index, paper: str) -> Row:
 
 
 def entity_search(ix: Index, params: dict[str, Any]) -> list[Row]:
-    wanted = params["type"]
-    nodes = [n for n in ix.search(params["q_key"]) if wanted is None or ix.props[n].get("type") == wanted]
-    top = heapq.nsmallest(params["limit"], nodes, key=ix.rank_key)
+    wanted, fragment, limit = params["type"], params["q_key"], params["limit"]
+    found = ix.search(fragment, _SEARCH_CAP)
+    if found is not None:
+        nodes = [n for n in found if wanted is None or ix.props[n].get("type") == wanted]
+        top = heapq.nsmallest(limit, nodes, key=ix.rank.__getitem__)
+    else:       # a common fragment: the best-ranked entities match early
+        top = []
+        for n in ix.ranked if wanted is None else ix.by_type.get(wanted, []):
+            if any(fragment in k for k in ix.props[n].get("keys") or ()):
+                top.append(n)
+                if len(top) == limit:
+                    break
     return [{"id": p["id"], "name": p.get("name"), "type": p.get("type"), "aliases": p.get("aliases"),
              "papers": p.get("paper_count")} for p in (ix.props[n] for n in top)]
 
@@ -219,13 +250,15 @@ def papers_with_all(ix: Index, params: dict[str, Any]) -> list[Row]:
 
 
 def _relation_rows(ix: Index, nodes: list[str], rtype: str, direction: str | None,
-                   other_labels: frozenset[str], entity_col: str) -> list[Row]:
+                   other_labels: frozenset[str] | None, entity_col: str) -> list[Row]:
+    """Rows for `rtype` relations of `nodes` (`direction` None: both ways, with a direction column;
+    `other_labels` None: any label at the other end)."""
     rows = []
     for node in nodes:
         for t, d, other, support in ix.relations.get(node, ()):
             if t != rtype or (direction is not None and d != direction):
                 continue
-            if ix.label[other] not in other_labels:
+            if other_labels is not None and ix.label[other] not in other_labels:
                 continue
             o = ix.props[other]
             row = {entity_col: ix.entity_id(node), "id": o["id"], "name": o.get("name"),
@@ -251,7 +284,7 @@ def benchmarks_of(ix: Index, params: dict[str, Any]) -> list[Row]:
 
 def compared_with(ix: Index, params: dict[str, Any]) -> list[Row]:
     nodes = ix.entities(params["name_key"], ("Method", "Model"))
-    rows = _relation_rows(ix, nodes, "COMPARED_WITH", None, frozenset(ix.label.values()), "entity")
+    rows = _relation_rows(ix, nodes, "COMPARED_WITH", None, None, "entity")
     return sorted(rows, key=lambda r: (-r["support"], r["name"], r["id"], r["direction"], r["entity"]))
 
 
@@ -261,27 +294,42 @@ def top_entities(ix: Index, params: dict[str, Any]) -> list[Row]:
              "introduced": p.get("introduced_count")} for p in (ix.props[n] for n in nodes)]
 
 
+def _comentions(ix: Index, node: str) -> list[tuple[int, str, str, str]]:
+    """(-papers, name, id, other) for every entity mentioned with `node`, in ORDER BY order."""
+    counts: Counter[str] = Counter()
+    for paper, _ in ix.papers_of.get(node, ()):
+        counts.update(ix.mentions_of.get(paper, ()))
+    counts.pop(node, None)
+    return sorted((-papers, str(ix.props[o].get("name", "")), ix.props[o]["id"], o)
+                  for o, papers in counts.items() if ix.label[o] in _ENTITY_LABELS)
+
+
+def _with_entity(ranked: list[tuple[int, str, str, str]], entity_id: str
+                 ) -> Iterator[tuple[int, str, str, str, str]]:
+    """Sort keys extended by the entity's id (the last tie-breaker), lazily, for heapq.merge."""
+    for neg, name, oid, other in ranked:
+        yield neg, name, oid, entity_id, other
+
+
 def cooccurring(ix: Index, params: dict[str, Any]) -> list[Row]:
-    wanted = params["type"]
-    rows = []
+    wanted, limit = params["type"], params["limit"]
+    streams = []
     for node in ix.entities(params["name_key"]):
-        counts: Counter[str] = Counter()
-        for paper, _ in ix.papers_of.get(node, ()):
-            counts.update(ix.mentions_of.get(paper, ()))
-        counts.pop(node, None)
-        for other, papers in counts.items():
-            o = ix.props[other]
-            if ix.label[other] not in _ENTITY_LABELS or (wanted is not None and o.get("type") != wanted):
-                continue
-            rows.append({"entity": ix.entity_id(node), "id": o["id"], "name": o.get("name"),
-                         "type": o.get("type"), "papers": papers})
-    return _top(rows, params["limit"], lambda r: (-r["papers"], r["name"], r["id"], r["entity"]))
+        ranked = ix.remember("cooccurring", node, lambda node=node: _comentions(ix, node))
+        streams.append(_with_entity(ranked, ix.entity_id(node)))
+    rows = []
+    for neg, _name, oid, entity_id, other in heapq.merge(*streams):
+        o = ix.props[other]
+        if wanted is not None and o.get("type") != wanted:
+            continue
+        rows.append({"entity": entity_id, "id": oid, "name": o.get("name"), "type": o.get("type"),
+                     "papers": -neg})
+        if len(rows) == limit:
+            break
+    return rows
 
 
-def introduced_in(ix: Index, params: dict[str, Any]) -> list[Row]:
-    collection = params["collection_id"]            # a collection's node key is its id
-    if ix.label.get(collection) != "Collection":
-        return []
+def _introductions(ix: Index, collection: str) -> list[Row]:
     papers_by_entity: dict[str, list[str]] = defaultdict(list)
     for paper in ix.papers_in.get(collection, ()):
         if ix.label.get(paper) != "Paper":
@@ -290,7 +338,15 @@ def introduced_in(ix: Index, params: dict[str, Any]) -> list[Row]:
             papers_by_entity[node].append(ix.props[paper]["id"])
     rows = [{"id": ix.entity_id(n), "name": ix.props[n].get("name"), "type": ix.props[n].get("type"),
              "papers": len(set(ps)), "paper": min(ps)} for n, ps in papers_by_entity.items()]
-    return _top(rows, params["limit"], lambda r: (-r["papers"], r["name"], r["id"]))
+    return sorted(rows, key=lambda r: (-r["papers"], r["name"], r["id"]))
+
+
+def introduced_in(ix: Index, params: dict[str, Any]) -> list[Row]:
+    collection = params["collection_id"]            # a collection's node key is its id
+    if ix.label.get(collection) != "Collection":
+        return []
+    rows = ix.remember("introduced_in", collection, lambda: _introductions(ix, collection))
+    return [dict(r) for r in rows[: params["limit"]]]
 
 
 def shortest_path(ix: Index, params: dict[str, Any]) -> list[Row]:

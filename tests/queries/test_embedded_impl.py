@@ -235,3 +235,24 @@ def test_queries_are_fast_on_a_larger_graph() -> None:
         run_named(store, name, params)
         worst = max(worst, time.perf_counter() - start)
     assert worst < 0.05
+
+
+def test_entity_search_scan_gives_the_same_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Common fragments are answered by scanning entities in rank order instead of the key index:
+    both ways must give the same rows."""
+    from tests.queries.parity import cases
+
+    graph = random_graph(8, papers=200, entities=150)
+    store = GraphOnly(graph)
+    todo = [(n, p) for n, p in cases(graph, seed=8, per_query=60) if n == "entity_search"]
+    todo += [("entity_search", {"q": q, "type": t, "limit": 5}) for q in "aeiou" for t in (None, "Method")]
+    expected = [run_named(store, n, p) for n, p in todo]
+    assert any(expected)
+    monkeypatch.setattr(embedded_impl, "_SEARCH_CAP", 0)
+    assert [run_named(store, n, p) for n, p in todo] == expected
+
+
+def test_remembered_results_are_not_shared_with_callers() -> None:
+    first = run_named(STORE, "introduced_in", {"collection": "Daily Papers"})
+    first[0]["papers"] = 99
+    assert run_named(STORE, "introduced_in", {"collection": "Daily Papers"})[0]["papers"] == 1
