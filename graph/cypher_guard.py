@@ -30,6 +30,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from neo4j import Query, RoutingControl
 from neo4j import exceptions as nex
 
 from paperkg.graph.errors import BadInputError, QueryRefusedError
@@ -215,11 +216,10 @@ def check_read_only(runner: Any, text: str, params: Mapping[str, Any] | None = N
     failures propagate as driver errors for the caller to map."""
     scan(text)
     params = check_params(params)
-    explain = "EXPLAIN\n" + text
-    with map_query_error(None):
+    # EXPLAIN only plans, but planning a pathological query can be slow too: same time limit.
+    explain = Query("EXPLAIN\n" + text, timeout=DEFAULT_TIMEOUT)  # type: ignore[arg-type]
+    with map_query_error(DEFAULT_TIMEOUT):
         if hasattr(runner, "execute_query"):
-            from neo4j import RoutingControl
-
             summary = runner.execute_query(explain, params, routing_=RoutingControl.READ,
                                            database_=database).summary
         else:

@@ -364,6 +364,24 @@ def test_save_refuses_a_corpus_paper_without_a_node(store: Neo4jStore) -> None:
         store.save(corpus, graph)
 
 
+def test_save_checks_the_graph_before_touching_the_server() -> None:
+    corpus, graph = make_graph()
+    graph.add_node(Node("Person", "x", {"id": "x"}))  # not a paperkg label
+    with pytest.raises(ValueError, match="Person"):
+        Neo4jStore("bolt://127.0.0.1:1").save(corpus, graph)
+    corpus, graph = make_graph()
+    graph.edges["KNOWS|paper:p1|paper:p2"] = Edge("KNOWS", "paper:p1", "paper:p2")
+    with pytest.raises(ValueError, match="KNOWS"):
+        Neo4jStore("bolt://127.0.0.1:1").save(corpus, graph)
+
+
+def test_unstorable_property_is_bad_input(store: Neo4jStore) -> None:
+    corpus, graph = make_graph()
+    graph.nodes["method:grpo"].props["nested"] = {"a": 1}  # Neo4j stores no maps
+    with pytest.raises(BadInputError, match="Neo4j refused"):
+        store.save(corpus, graph)
+
+
 def test_run_read_returns_plain_rows(store: Neo4jStore) -> None:
     corpus, graph = make_graph()
     store.save(corpus, graph)
