@@ -387,6 +387,8 @@ _INTRO_SKIP = {
     "first", "flexible", "fully", "general", "generic", "highly", "lightweight", "new", "novel", "our",
     "plug-and-play", "powerful", "practical", "principled", "provably", "scalable", "simple",
     "simple-to-implement", "the", "theoretically", "three", "two", "unified", "versatile", "yet",
+    "second", "third", "several", "multiple", "both", "single", "comprehensive", "systematic", "modular",
+    "minimal", "surprisingly", "remarkably", "tractable", "rigorous", "complementary", "alternative",
 }
 _CONTAINERS = {
     "class", "collection", "extension", "family", "form", "generalization", "instance", "kind",
@@ -406,6 +408,14 @@ _PHRASE_STOP = {
     "this", "through", "to", "under", "using", "via", "we", "when", "where", "whereby", "which",
     "while", "who", "whose", "with", "without", "–", "—",
 }
+
+
+_SHAPE_TOKEN = re.compile(r"^(?:[A-Z].*|.*[A-Z0-9$].*)$")
+
+
+def _in_title_name(doc: Doc, i: int) -> bool:
+    """A capitalised generic head after a capitalised word belongs to a name (`Generalist Value Models`)."""
+    return doc[i].text[:1].isupper() and i > 0 and doc[i - 1].text[:1].isupper()
 
 
 def find_introduced_names(doc: Doc) -> list[Span]:
@@ -435,15 +445,17 @@ def find_introduced_names(doc: Doc) -> list[Span]:
             glued = i > start and not doc[i - 1].whitespace_ and doc[i - 1].text in "-\u2010\u2011"
             if doc[i].lower_ in _PHRASE_STOP and not glued:
                 break
-            if doc[i].lower_ == "of" and i > start and doc[i - 1].lower_ in _GENERIC_HEADS:
-                break
             i += 1
+            if doc[i - 1].lower_ in _GENERIC_HEADS and not _in_title_name(doc, i - 1):
+                break  # `... framework` ends the phrase (`framework grounded in ...` is not part of it)
         end = i
-        while end > start and (doc[end - 1].lower_ in _GENERIC_HEADS or doc[end - 1].lower_ == "of"
-                               or doc[end - 1].is_punct):
+        while end > start and ((doc[end - 1].lower_ in _GENERIC_HEADS and not _in_title_name(doc, end - 1))
+                               or doc[end - 1].lower_ == "of" or doc[end - 1].is_punct):
             end -= 1
         if end <= start or all(t.lower_ in _GENERIC_HEADS | _INTRO_SKIP for t in doc[start:end]):
             continue
+        if end < i and end - start == 1 and doc[start].is_lower and not _SHAPE_TOKEN.match(doc[start].text):
+            continue  # `two complementary methods` -> `complementary`: an adjective, not a name
         if low in _NAMING_CUES and end - start > 4:
             continue
         span = doc[start:end]
@@ -473,7 +485,7 @@ class ModelNameMatcher:
 
 # -- type of a long form from its head word -----------------------------------------------------
 _HEAD_TYPES = {
-    "Metric": {"accuracy", "error", "score", "rate", "distance", "divergence", "loss", "regret", "precision",
+    "Metric": {"accuracy", "error", "score", "rate", "distance", "divergence", "regret", "precision",
                "recall", "f1", "auc", "perplexity", "entropy", "ratio", "index", "coefficient", "cost"},
     "Task": {"prediction", "detection", "classification", "generation", "recognition", "segmentation",
              "estimation", "translation", "answering", "retrieval", "scheduling", "reasoning", "synthesis",
@@ -482,7 +494,7 @@ _HEAD_TYPES = {
              "learning", "problem", "problems", "game", "games", "proving", "grounding", "attack", "attacks",
              "logistics", "pathology", "diagnosis", "discovery", "understanding"},
     "Benchmark": {"benchmark", "bench", "suite", "leaderboard", "environment", "environments", "challenge"},
-    "Dataset": {"dataset", "corpus", "data", "database"},
+    "Dataset": {"dataset", "corpus", "database"},
 }
 
 
@@ -584,8 +596,8 @@ def resolve_mentions(doc: Doc) -> list[Span]:
     text = doc_text(doc)
     intro_long = {s.text for s in cands if s.label_ == "LONG" and has_intro_cue(text, s.start_char)}
     for long_text, short_text in aliases:
-        etype = (typed_by_text.get(long_text) or typed_by_text.get(short_text)
-                 or type_from_head(long_text, long_text in intro_long))
+        # a short form defined here may mean something else elsewhere: type it by its long form only
+        etype = typed_by_text.get(long_text) or type_from_head(long_text, long_text in intro_long)
         alias_type[long_text] = etype
         alias_type[short_text] = etype
     chosen: list[Span] = []
