@@ -3,7 +3,7 @@
 Properties (Neo4j-compatible: scalars and lists of scalars only; absent rather than None):
 
 - `Paper`: id, abstract, ids (every record id merged into it), title?, year?, authors?, url?
-  (plus `extraction` on Neo4j: the JSON of the paper's extraction, so the graph can be re-derived)
+  (plus `source_json` on Neo4j: the JSON of its corpus entry, so the graph can be re-derived)
 - `Collection`: id, name, paper_count
 - entities (`Method` ... `Task`): id, type, name (display), aliases (every surface form seen, name
   included), keys (`name_key` of each alias: what lookups match), paper_count, introduced_count,
