@@ -365,7 +365,7 @@ def parse_patterns(toks: list[Tok]) -> _Patterns:
     clause = -1
     k = 0
     while k < len(toks):
-        if toks[k].up != "MATCH":
+        if toks[k].up != "MATCH" or (k and toks[k - 1].text == "."):
             k += 1
             continue
         clause += 1
@@ -526,9 +526,12 @@ def run_grand_cypher(g: nx.MultiDiGraph, text: str, params: dict[str, Any]) -> l
     original, original_toks = text, tokenize(text)
     text = substitute(text, original_toks, params)
     toks = tokenize(text)
-    check_tokens(toks)
-    check_patterns(parse_patterns(toks))
-    items, paged = return_items(text, toks)
+    try:
+        check_tokens(toks)
+        check_patterns(parse_patterns(toks))
+        items, paged = return_items(text, toks)
+    except IndexError as err:           # a pattern or call cut short at the end of the text
+        raise BadInputError("the query ends in the middle of a pattern or expression") from err
     # Neo4j names a column by the expression as written (`$p` included), not as substituted.
     names = [i.column for i in return_items(original, original_toks)[0]]
     items = [ReturnItem(name, i.lookup, i.aggregate) for name, i in zip(names, items, strict=True)]

@@ -122,3 +122,33 @@ def test_parameter_text_cannot_inject_syntax() -> None:
 def test_empty_query() -> None:
     with pytest.raises(errors.BadInputError):
         run_cypher(STORE, "   ", {})
+
+
+@pytest.mark.parametrize("text", ["MATCH (a)-", "MATCH (a)-[r", "MATCH (a)<-[:X]-", "MATCH", "MATCH (a",
+                                  "MATCH (e) RETURN count(", "MATCH (e) RETURN", 'MATCH (e) WHERE e.x = "',
+                                  "MATCH (e) RETURN e.match", "/* open", "MATCH (e) RETURN e.`x"])
+def test_truncated_queries_are_bad_input_not_crashes(text: str) -> None:
+    try:
+        run_cypher(STORE, text, {})
+    except errors.BadInputError:
+        return
+
+
+def test_fuzzed_queries_fail_only_with_project_errors() -> None:
+    """Random Cypher-ish token soup: an answer or a BadInputError subclass, never another exception
+    (which the CLI would print as a traceback and the API answer with a 500)."""
+    import random
+
+    vocab = ["MATCH", "(", ")", "e", "p", ":Method", ":Paper", "-", "->", "<-", "[", "]", ":MENTIONS",
+             "*1..2", "WHERE", "e.name", "=", '"GRPO"', "AND", "OR", "NOT", "RETURN", "count(e)", ",",
+             "ORDER BY", "DESC", "LIMIT", "3", "{", "}", "name:", "IS NULL", "$n", "'x'", "WITH", "e.id",
+             "AS", "x", "DISTINCT", "COLLECT(p.id)", "IN", '["a"]', "<>", "/", "CALL", "`q`", "..", "|"]
+    rng = random.Random(4)
+    for _ in range(400):
+        text = " ".join(rng.choice(vocab) for _ in range(rng.randint(1, 14)))
+        if rng.random() < 0.5:
+            text = "MATCH (e:Method)-[:MENTIONS]->(p) " + text
+        try:
+            run_cypher(STORE, text, {"n": "GRPO"})
+        except errors.BadInputError:
+            pass
