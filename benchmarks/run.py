@@ -403,7 +403,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "machine": {"cpus": os.cpu_count(), "usable_cpus": len(os.sched_getaffinity(0))
                     if hasattr(os, "sched_getaffinity") else os.cpu_count(),
                     "load_start": _load(), "python": platform.python_version(),
-                    "spacy": spacy.__version__, "git": _git_state()},
+                    "spacy": spacy.__version__},
     }
     sampler.enter("corpus")
     _log("preparing corpus")
@@ -436,6 +436,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                         "sampled_tree": round(sampler.peak / 1e6, 1) if sampler.available else None,
                         "phases": {k: round(v / 1e6, 1) for k, v in sampler.phase_peaks.items()}}
     result["machine"]["load_end"] = _load()
+    # Read after ru_maxrss: git is a child process too and would count as the largest child.
+    result["machine"]["git"] = _git_state()
     return result
 
 
