@@ -14,6 +14,7 @@ Only plain lists live in these attributes so that docs cross process boundaries 
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from collections.abc import Iterable
@@ -418,19 +419,23 @@ def _in_title_name(doc: Doc, i: int) -> bool:
     return doc[i].text[:1].isupper() and i > 0 and doc[i - 1].text[:1].isupper()
 
 
+_INTRO_CUE_RE = re.compile(
+    r"\b(?:(?:we|paper|work|article|study|also|then|further)\s+("
+    + "|".join(sorted(_INTRO_VERBS)) + r")|(" + "|".join(sorted(_NAMING_CUES)) + r"))\b(?=\s)", re.I)
+
+
 def find_introduced_names(doc: Doc) -> list[Span]:
     """The noun phrase after `we propose/introduce/...` (generic heads such as `framework` dropped),
     and the name after `called/dubbed/named`, as candidates of source `intro`."""
     spans = []
     n = len(doc)
-    for tok in doc:
-        low = tok.lower_
-        prev = doc[tok.i - 1].lower_ if tok.i > 0 else ""
-        cue = low in _INTRO_VERBS and prev in _INTRO_SUBJECTS | {"also", "then", "further"}
-        if cue or low in _NAMING_CUES:
-            i = tok.i + 1
-        else:
-            continue
+    text = doc_text(doc)
+    starts = None
+    for match in _INTRO_CUE_RE.finditer(text):
+        if starts is None:
+            starts = doc.to_array("IDX").tolist()
+        i = bisect.bisect_left(starts, match.end())  # first token after the cue
+        low = (match.group(1) or match.group(2)).lower()
         while i < n and (doc[i].lower_ in _INTRO_SKIP or doc[i].text in {"\"", "'", "`", "*"}):
             i += 1
         if i + 1 < n and doc[i].lower_ in _CONTAINERS and doc[i + 1].lower_ == "of":
@@ -586,52 +591,66 @@ def is_generic(text: str) -> bool:
 def resolve_mentions(doc: Doc) -> list[Span]:
     """Pick non-overlapping typed spans from the candidates; type acronyms from their long forms;
     add every further occurrence of a found surface string; drop generic kinds."""
-    cands = collect_candidates(doc)
-    aliases = doc._.paperkg_aliases or []
-    typed_by_text: dict[str, str] = {}
-    for s in sorted(cands, key=lambda s: SOURCE_RANK.get(_source_of(s), 9)):
-        if s.label_ not in ("LONG", "SHORT") and _source_of(s) != "shape":
-            typed_by_text.setdefault(s.text, s.label_)
-    alias_type: dict[str, str] = {}
     text = doc_text(doc)
-    intro_long = {s.text for s in cands if s.label_ == "LONG" and has_intro_cue(text, s.start_char)}
-    for long_text, short_text in aliases:
+    # (rank, start, end, text, label, source) tuples: cheaper than Span objects
+    cands = [(SOURCE_RANK.get(_source_of(s), 9), s.start, s.end, s.start_char, s.text, s.label_,
+              _source_of(s)) for s in collect_candidates(doc)]
+    cands.sort(key=lambda c: (c[0], c[1] - c[2], c[1]))
+    typed_by_text: dict[str, str] = {}
+    for c in cands:
+        if c[5] not in ("LONG", "SHORT") and c[6] != "shape":
+            typed_by_text.setdefault(c[4], c[5])
+    intro_long = {c[4] for c in cands if c[5] == "LONG" and has_intro_cue(text, c[3])}
+    alias_type: dict[str, str] = {}
+    for long_text, short_text in doc._.paperkg_aliases or []:
         # a short form defined here may mean something else elsewhere: type it by its long form only
         etype = typed_by_text.get(long_text) or type_from_head(long_text, long_text in intro_long)
         alias_type[long_text] = etype
         alias_type[short_text] = etype
-    chosen: list[Span] = []
-    for s in cands:
-        if s.label_ in ("LONG", "SHORT"):
-            etype = alias_type.get(s.text, "Method")
-            chosen.append(Span(doc, s.start, s.end, label=etype, kb_id="acro"))
-        else:
-            chosen.append(s)
-    chosen = [s for s in chosen if not is_generic(s.text)]
-    chosen.sort(key=lambda s: (SOURCE_RANK.get(_source_of(s), 9), -(s.end - s.start), s.start))
-    taken: set[int] = set()
-    final: list[Span] = []
-    for s in chosen:
-        if any(i in taken for i in range(s.start, s.end)):
-            continue
-        taken.update(range(s.start, s.end))
-        final.append(s)
-    # one type per surface; then every further occurrence of a kept surface is a mention too
+    taken = bytearray(len(doc))
+    kept: list[tuple[int, int, str, str]] = []  # start, end, text, source
     surfaces: dict[str, str] = {}
-    for s in final:
-        surfaces.setdefault(s.text, s.label_)
+    for _rank, start, end, _sc, span_text, label, source in cands:
+        if any(taken[start:end]) or is_generic(span_text):
+            continue
+        if label in ("LONG", "SHORT"):
+            label = alias_type.get(span_text, "Method")
+        taken[start:end] = b"\x01" * (end - start)
+        kept.append((start, end, span_text, source))
+        surfaces.setdefault(span_text, label)
+    # every further occurrence of a kept surface is a mention too
     if surfaces:
-        pattern = re.compile("|".join(rf"(?<![\w\-]){re.escape(t)}(?![\w\-])"
-                                      for t in sorted(surfaces, key=len, reverse=True)))
-        for m in pattern.finditer(doc_text(doc)):
-            span = doc.char_span(m.start(), m.end())
-            if span is None or any(i in taken for i in range(span.start, span.end)):
+        words = [t.text for t in doc]
+        idx = doc.to_array("IDX").tolist()
+        by_first: dict[str, list[tuple[int, str]]] = {}
+        for start, end, span_text, _source in kept:
+            key = words[start]
+            entry = (end - start, span_text)
+            if entry not in by_first.setdefault(key, []):
+                by_first[key].append(entry)
+        for entries in by_first.values():
+            entries.sort(reverse=True)
+        n = len(words)
+        for i, word in enumerate(words):
+            entries = by_first.get(word)
+            if not entries or taken[i]:
                 continue
-            taken.update(range(span.start, span.end))
-            final.append(Span(doc, span.start, span.end, kb_id="copy"))
-    final = [Span(doc, s.start, s.end, label=surfaces[s.text], kb_id=s.kb_id) for s in final]
-    final.sort(key=lambda s: s.start)
-    return final
+            for length, surface in entries:
+                end = i + length
+                if end > n or any(taken[i:end]):
+                    continue
+                start_char, end_char = idx[i], idx[end - 1] + len(words[end - 1])
+                if text[start_char:end_char] != surface:
+                    continue
+                if (start_char > 0 and (text[start_char - 1].isalnum() or text[start_char - 1] in "-_")) or (
+                        end_char < len(text) and (text[end_char].isalnum() or text[end_char] in "-_")):
+                    continue
+                taken[i:end] = b"\x01" * length
+                kept.append((i, end, surface, "copy"))
+                break
+    kept.sort()
+    return [Span(doc, start, end, label=surfaces[span_text], kb_id=source)
+            for start, end, span_text, source in kept]
 
 
 _INTRO_RE = re.compile(

@@ -10,9 +10,11 @@ Nothing is downloaded at run time: the gazetteer and the trained NER ship inside
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import re
 import warnings
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import spacy
@@ -97,13 +99,38 @@ def doc_to_extraction(doc: Doc, paper_id: str, text: str | None = None, offset: 
 
 
 def _merge(paper_id: str, text: str, parts: list[Extraction]) -> Extraction:
+    """One Extraction from the chunks of a long text (chars already shifted; sentences shifted here)."""
     out = Extraction(paper_id=paper_id, text=text)
     for p in parts:
+        shift = len(out.sentences)
         out.sentences.extend(p.sentences)
-        out.mentions.extend(p.mentions)
+        out.mentions.extend(replace(m, sentence=m.sentence + shift) for m in p.mentions)
         out.aliases.extend(a for a in p.aliases if a not in out.aliases)
-        out.relations.extend(p.relations)
+        out.relations.extend(replace(r, sentence=r.sentence + shift) for r in p.relations)
     return out
+
+
+Piece = tuple[str, tuple[str, int, int]]  # (text, (paper_id, offset, number of pieces))
+
+_WORKER: dict = {}
+
+
+def _init_worker(mode: str, ner_path: str | None) -> None:
+    _WORKER["nlp"] = build_nlp(mode, ner_path=ner_path)
+
+
+def _run_batch(nlp: Language, batch: list[Piece]) -> list[tuple[Extraction, tuple[str, int, int]]]:
+    """Extract one batch of pieces with `nlp.pipe`; the result is plain records, cheap to pickle."""
+    out = []
+    for doc, meta in nlp.pipe(batch, as_tuples=True):
+        paper_id, offset, n_parts = meta
+        text = factories.doc_text(doc) if n_parts > 1 else None
+        out.append((doc_to_extraction(doc, paper_id, text, offset), meta))
+    return out
+
+
+def _worker_batch(batch: list[Piece]) -> list[tuple[Extraction, tuple[str, int, int]]]:
+    return _run_batch(_WORKER["nlp"], batch)
 
 
 class Extractor:
@@ -114,14 +141,15 @@ class Extractor:
         self.mode = mode
         self.n_process = max(1, int(n_process))
         self.batch_size = max(1, int(batch_size))
+        self.ner_path = ner_path
         self.nlp = build_nlp(mode, ner_path=ner_path)
         self.limit = min(CHUNK_CHARS, self.nlp.max_length)
 
-    def _pieces(self, papers: Iterable[tuple[str, str]]) -> Iterator[tuple[str, tuple[str, int, int, int]]]:
-        for index, (paper_id, text) in enumerate(papers):
+    def _pieces(self, papers: Iterable[tuple[str, str]]) -> Iterator[Piece]:
+        for paper_id, text in papers:
             text = text or ""
             if len(text) <= self.limit:
-                yield text, (paper_id, index, 0, 1)
+                yield text, (paper_id, 0, 1)
                 continue
             pieces = _split_long(text, self.limit)
             msg = (f"abstract {paper_id!r} has {len(text):,} characters; "
@@ -129,27 +157,47 @@ class Extractor:
             warnings.warn(msg, stacklevel=3)
             log.warning(msg)
             for offset, piece in pieces:
-                yield piece, (paper_id, index, offset, len(pieces))
+                yield piece, (paper_id, offset, len(pieces))
+
+    def _batches(self, papers: Iterable[tuple[str, str]]) -> Iterator[list[Piece]]:
+        batch: list[Piece] = []
+        for piece in self._pieces(papers):
+            batch.append(piece)
+            if len(batch) >= self.batch_size:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
+
+    def _results(self, papers: Iterable[tuple[str, str]]) -> Iterator[tuple[Extraction, tuple]]:
+        if self.n_process == 1:
+            for batch in self._batches(papers):
+                yield from _run_batch(self.nlp, batch)
+            return
+        # worker processes each run the pipeline and send back plain records (no Doc serialisation)
+        ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods()
+                                          else "spawn")
+        with ctx.Pool(self.n_process, initializer=_init_worker,
+                      initargs=(self.mode, str(self.ner_path) if self.ner_path else None)) as pool:
+            for results in pool.imap(_worker_batch, self._batches(papers)):
+                yield from results
 
     def extract(self, papers: Iterable[tuple[str, str]]) -> Iterator[Extraction]:
-        """One Extraction per (paper_id, abstract) pair, in input order."""
-        stream = self.nlp.pipe(self._pieces(papers), as_tuples=True,
-                               n_process=self.n_process, batch_size=self.batch_size)
-        pending: list[tuple[str, Extraction]] = []
-        sent_offset = 0
-        for doc, (paper_id, _index, offset, n_parts) in stream:
+        """One Extraction per (paper_id, abstract) pair, in input order (texts run through `nlp.pipe`)."""
+        pending: list[Extraction] = []
+        for part, (paper_id, _offset, n_parts) in self._results(papers):
             if n_parts == 1:
-                yield doc_to_extraction(doc, paper_id)
+                yield part
                 continue
-            piece = factories.doc_text(doc)
-            part = doc_to_extraction(doc, paper_id, piece, offset, sent_offset)
-            pending.append((piece, part))
-            sent_offset += len(part.sentences)
+            pending.append(part)
             if len(pending) == n_parts:
-                full = "".join(t for t, _ in pending)
-                yield _merge(paper_id, full, [p for _, p in pending])
+                yield _merge(paper_id, "".join(p.text for p in pending), pending)
                 pending = []
-                sent_offset = 0
 
     def extract_text(self, text: str, paper_id: str = "") -> Extraction:
-        return next(self.extract([(paper_id, text)]))
+        """One abstract, in this process."""
+        n_process, self.n_process = self.n_process, 1
+        try:
+            return next(self.extract([(paper_id, text)]))
+        finally:
+            self.n_process = n_process
