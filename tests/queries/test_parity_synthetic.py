@@ -67,3 +67,17 @@ def test_user_cypher_accepted_on_embedded_means_same_answer(neo4j_store: Any, se
     for text, _, _ in REFUSED:
         with pytest.raises(BadInputError):
             run_cypher(embedded, text, {} if "$n" in text else PARAMS)
+
+
+@pytest.mark.parametrize(("seed", "per_paper", "relations"), [(41, 2, 15), (44, 4, 60)])
+def test_shortest_paths_of_every_length(neo4j_store: Any, seed: int, per_paper: int, relations: int) -> None:
+    """Sparse graphs, so chains of 2 to 6 steps (and none) all occur, ties broken the same way."""
+    import random
+
+    graph = random_graph(seed, papers=120, entities=90, per_paper=per_paper, relations=relations)
+    embedded, neo4j = _both(neo4j_store, graph)
+    rng = random.Random(seed)
+    aliases = sorted({a for n in graph.nodes.values() for a in n.props.get("aliases", [])})
+    todo = [("shortest_path", {"from": rng.choice(aliases), "to": rng.choice(aliases)}) for _ in range(50)]
+    problems = compare(embedded, neo4j, todo)
+    assert not problems, "\n".join(problems[:10])
