@@ -25,7 +25,7 @@ from typing import Any
 
 import networkx as nx
 
-from paperkg.graph.model import ENTITY_LABELS, RELATION_TYPES
+from paperkg.graph.model import ENTITY_LABELS, RELATION_TYPES, node_key
 
 Row = dict[str, Any]
 Impl = Callable[["Index", dict[str, Any]], list[Row]]
@@ -55,6 +55,7 @@ class Index:
     mentions_of: dict[str, list[str]] = field(default_factory=dict)   # paper -> entities it mentions
     introduces_of: dict[str, list[str]] = field(default_factory=dict)  # paper -> entities it introduces
     papers_in: dict[str, list[str]] = field(default_factory=dict)     # collection -> papers
+    paper_by_id: dict[str, str] = field(default_factory=dict)         # any record id -> paper node
     # entity -> [(relation type, "out"/"in", other entity, support)]
     relations: dict[str, list[tuple[str, str, str, int]]] = field(default_factory=dict)
     # node -> neighbours over MENTIONS and relations, either direction (for shortest paths)
@@ -79,6 +80,9 @@ class Index:
             label = _label(attrs)
             index.props[node] = attrs
             index.label[node] = label
+            if label == "Paper":
+                for rid in attrs.get("ids") or ():
+                    index.paper_by_id.setdefault(rid, node)
             if label in _ENTITY_LABELS:
                 for key in attrs.get("keys") or ():
                     by_key[key].append(node)
@@ -193,18 +197,20 @@ def _paper_row(ix: Index, paper: str) -> Row:
 
 
 def entity_search(ix: Index, params: dict[str, Any]) -> list[Row]:
-    wanted, fragment, limit = params["type"], params["q_key"], params["limit"]
+    wanted, fragment, skip = params["type"], params["q_key"], params["skip"]
+    end = skip + params["limit"]
     found = ix.search(fragment, _SEARCH_CAP)
     if found is not None:
         nodes = [n for n in found if wanted is None or ix.props[n].get("type") == wanted]
-        top = heapq.nsmallest(limit, nodes, key=ix.rank.__getitem__)
+        top = heapq.nsmallest(end, nodes, key=ix.rank.__getitem__)
     else:       # a common fragment: the best-ranked entities match early
         top = []
         for n in ix.ranked if wanted is None else ix.by_type.get(wanted, []):
             if any(fragment in k for k in ix.props[n].get("keys") or ()):
                 top.append(n)
-                if len(top) == limit:
+                if len(top) == end:
                     break
+    top = top[skip:]
     return [{"id": p["id"], "name": p.get("name"), "type": p.get("type"), "aliases": p.get("aliases"),
              "papers": p.get("paper_count")} for p in (ix.props[n] for n in top)]
 
@@ -224,8 +230,9 @@ def neighbors(ix: Index, params: dict[str, Any]) -> list[Row]:
             o = ix.props[other]
             rows.append({"entity": ix.entity_id(node), "relation": rtype, "direction": direction,
                          "id": o["id"], "name": o.get("name"), "type": o.get("type"), "support": support})
-    return _top(rows, params["limit"], lambda r: (-r["support"], r["relation"], r["direction"],
-                                                  r["name"], r["id"], r["entity"]))
+    ranked = _top(rows, params["skip"] + params["limit"], lambda r: (
+        -r["support"], r["relation"], r["direction"], r["name"], r["id"], r["entity"]))
+    return ranked[params["skip"]:]
 
 
 def papers_mentioning(ix: Index, params: dict[str, Any]) -> list[Row]:
@@ -443,7 +450,43 @@ def _via(g: nx.MultiDiGraph, u: str, v: str) -> str:
     return min(options)
 
 
+def paper(ix: Index, params: dict[str, Any]) -> list[Row]:
+    pid = params["id"]
+    node = node_key("Paper", pid)
+    if ix.label.get(node) != "Paper":
+        found = ix.paper_by_id.get(pid)
+        if found is None:
+            return []
+        node = found
+    p = ix.props[node]
+    collections = sorted(str(ix.props[c].get("name")) for c in ix.g.succ[node]
+                         if ix.label.get(c) == "Collection")
+    introduced = set(ix.introduces_of.get(node, ()))
+    entities = []
+    for target, edges in ix.g.succ[node].items():
+        if ix.label.get(target) not in _ENTITY_LABELS:
+            continue
+        for attrs in edges.values():
+            if _label(attrs) != "MENTIONS":
+                continue
+            e = ix.props[target]
+            starts = list(attrs.get("starts") or [])
+            mentions = [{"sentence": s, "start": a, "end": b, "surface": t} for s, a, b, t in zip(
+                attrs.get("sentences") or [], starts, attrs.get("ends") or [], attrs.get("surfaces") or [],
+                strict=False)]
+            first = starts[0] if starts else None
+            entities.append(((first is None, first or 0, e["id"]), {
+                "id": e["id"], "type": e.get("type"), "name": e.get("name"), "count": attrs.get("count"),
+                "introduced": target in introduced, "mentions": mentions}))
+    entities.sort(key=lambda item: item[0])
+    return [{"id": p["id"], "ids": list(p.get("ids") or [p["id"]]), "title": p.get("title"),
+             "year": p.get("year"), "authors": list(p.get("authors") or []), "url": p.get("url"),
+             "abstract": p.get("abstract"), "collections": collections,
+             "entities": [row for _, row in entities]}]
+
+
 IMPLEMENTATIONS: dict[str, Impl] = {
+    "paper": paper,
     "entity_search": entity_search,
     "entity": entity,
     "neighbors": neighbors,

@@ -14,6 +14,7 @@ Types (the `type` field of the catalog JSON):
 - `search`: a fragment of a name, same normalisation -> `$<name>_key`
 - `entity_type`: one of the entity labels (case-insensitive input) -> `$<name>` (null when absent)
 - `collection`: a collection's name or id -> `$<name>_id`
+- `paper`: a paper id, exactly as given (ids are the user's, so not normalised) -> `$<name>`
 - `int`: an integer within `min`..`max` -> `$<name>` (the default when absent)
 """
 
@@ -28,7 +29,7 @@ from paperkg.graph.errors import BadInputError
 from paperkg.graph.model import ENTITY_LABELS, collection_id
 from paperkg.graph.normalize import compact_key
 
-PARAM_TYPES: tuple[str, ...] = ("entity", "entities", "search", "entity_type", "collection", "int")
+PARAM_TYPES: tuple[str, ...] = ("entity", "entities", "search", "entity_type", "collection", "paper", "int")
 # JSON Schema of each type's canonical value, for the HTTP API's OpenAPI description.
 JSON_SCHEMA: dict[str, dict[str, Any]] = {
     "entity": {"type": "string", "minLength": 1},
@@ -36,6 +37,7 @@ JSON_SCHEMA: dict[str, dict[str, Any]] = {
     "search": {"type": "string", "minLength": 1},
     "entity_type": {"type": "string", "enum": list(ENTITY_LABELS)},
     "collection": {"type": "string", "minLength": 1},
+    "paper": {"type": "string", "minLength": 1},
     "int": {"type": "integer"},
 }
 MAX_TEXT = 500          # longer names are not names; refusing them keeps scans and logs bounded
@@ -69,6 +71,8 @@ class Param:
             return f"entities (a list of 1..{MAX_LIST} entity names, or one string of comma-separated names)"
         if self.type == "collection":
             return "collection (a collection name or id)"
+        if self.type == "paper":
+            return f"paper (a paper id, up to {MAX_TEXT} characters)"
         return f"{self.type} (a name or alias, up to {MAX_TEXT} characters)"
 
     def json_schema(self) -> dict[str, Any]:
@@ -202,7 +206,7 @@ def parse_param_line(text: str) -> Param:
         example = example_raw   # `example=2024` on a name is the text "2024"
     param = Param(name=name, type=ptype, required=req == "required", example=example,
                   default=options.get("default"), min=options.get("min"), max=options.get("max"))
-    if not param.required and param.default is None and ptype not in ("int", "entity_type"):
+    if not param.required and param.default is None and ptype not in ("int", "entity_type", "paper"):
         # An absent name has no key to match: optional names would need a null-safe Cypher branch.
         raise ValueError(f"optional {ptype} param {name!r} needs a default")
     if param.required and param.default is not None:

@@ -42,6 +42,7 @@ def cases(graph: KnowledgeGraph, seed: int, per_query: int = 12) -> list[tuple[s
     aliases = sorted({a for n in graph.nodes.values() for a in n.props.get("aliases", [])})
     collections = sorted(n.props["name"] for n in graph.nodes.values() if n.label == "Collection")
     keys = sorted({k for n in graph.nodes.values() for k in n.props.get("keys", [])})
+    paper_ids = sorted({i for n in graph.nodes.values() if n.label == "Paper" for i in n.props["ids"]})
 
     by_label: dict[str, list[str]] = {}
     for node in graph.nodes.values():
@@ -64,9 +65,9 @@ def cases(graph: KnowledgeGraph, seed: int, per_query: int = 12) -> list[tuple[s
 
     makers = {
         "entity_search": lambda: {"q": rng.choice(keys)[rng.randrange(2):][:rng.randint(1, 4)] or "a",
-                                  "type": maybe_type(), "limit": limit()},
+                                  "type": maybe_type(), "limit": limit(), "skip": rng.choice([0, 0, 1, 3])},
         "entity": lambda: {"name": name()},
-        "neighbors": lambda: {"name": name(), "limit": limit()},
+        "neighbors": lambda: {"name": name(), "limit": limit(), "skip": rng.choice([0, 0, 1, 2])},
         "papers_mentioning": lambda: {"name": name()},
         "papers_with_all": lambda: {"names": [name() for _ in range(rng.randint(1, 3))]},
         "evaluated_on": lambda: {"name": name("Dataset", "Benchmark")},
@@ -76,6 +77,7 @@ def cases(graph: KnowledgeGraph, seed: int, per_query: int = 12) -> list[tuple[s
         "cooccurring": lambda: {"name": name(), "type": maybe_type(), "limit": limit()},
         "introduced_in": lambda: {"collection": rng.choice([*collections, "Nowhere"]), "limit": limit()},
         "shortest_path": lambda: {"from": name(), "to": name()},
+        "paper": lambda: {"id": rng.choice([*paper_ids, "no-such-paper"])},
     }
     out: list[tuple[str, dict[str, Any]]] = []
     for qname in sorted(load_catalog()):

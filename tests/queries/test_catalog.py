@@ -13,11 +13,12 @@ from paperkg.queries.catalog import catalog_json, load_catalog, parse_query
 from paperkg.queries.params import PARAM_TYPES
 
 NAMES = {"entity_search", "entity", "neighbors", "papers_mentioning", "papers_with_all", "evaluated_on",
-         "benchmarks_of", "compared_with", "top_entities", "cooccurring", "introduced_in", "shortest_path"}
+         "benchmarks_of", "compared_with", "top_entities", "cooccurring", "introduced_in", "shortest_path",
+         "paper"}
 SIGNATURES = {   # (required, optional) parameter names, as issue 5 gives them
-    "entity_search": ({"q"}, {"type", "limit"}),
+    "entity_search": ({"q"}, {"type", "limit", "skip"}),   # skip: for the API's paging
     "entity": ({"name"}, set()),
-    "neighbors": ({"name"}, {"limit"}),
+    "neighbors": ({"name"}, {"limit", "skip"}),
     "papers_mentioning": ({"name"}, set()),
     "papers_with_all": ({"names"}, set()),
     "evaluated_on": ({"name"}, set()),
@@ -27,6 +28,7 @@ SIGNATURES = {   # (required, optional) parameter names, as issue 5 gives them
     "cooccurring": ({"name"}, {"type", "limit"}),
     "introduced_in": ({"collection"}, {"limit"}),
     "shortest_path": ({"from", "to"}, set()),
+    "paper": ({"id"}, set()),                                # for the API's GET /papers/{id}
 }
 
 

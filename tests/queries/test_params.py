@@ -83,7 +83,7 @@ def test_normalisation() -> None:
     assert values("entity", {"name": "Qwen3 8B"}) == {"name_key": "qwen38b"}
     assert values("entity", {"name": "QWEN3\u20118b"}) == {"name_key": "qwen38b"}   # non-breaking hyphen
     assert values("entity_search", {"q": "Policy Opt"}) == {"q_key": "policyopt", "type": None,
-                                                            "limit": 20}
+                                                            "limit": 20, "skip": 0}
     assert values("top_entities", {"type": "dataset"}) == {"type": "Dataset", "limit": 20}
     assert values("cooccurring", {"name": "x", "type": ""})["type"] is None    # empty GET value = absent
     assert values("cooccurring", {"name": "x", "type": None})["type"] is None  # JSON null = absent
