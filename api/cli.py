@@ -8,6 +8,7 @@ import functools
 import json
 import os
 import sys
+import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -104,10 +105,16 @@ def _parse_params(pairs: tuple[str, ...]) -> dict[str, str]:
     return params
 
 
+def _format_warning(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> str:
+    """Warnings are messages to the user, not to a developer: no source line."""
+    return f"paperkg: warning: {message}\n"
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="paperkg")
 def main() -> None:
     """paperkg: knowledge graphs of ML research from paper abstracts."""
+    warnings.formatwarning = _format_warning
 
 
 @main.command()

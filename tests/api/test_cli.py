@@ -62,7 +62,7 @@ BATTERY = [
     ("binary", "blob.txt", bytes(range(256)) * 64, 65, 0, "blob.txt"),
     ("invalid utf-8", "latin.txt", "Coll\nWe train BERT on ImageNet caf\xe9.\n".encode("latin-1"), 0, 1,
      "latin.txt"),
-    ("huge line", "huge.txt", f"Coll\n{BIG}\n".encode(), 0, 1, "max"),
+    ("huge line", "huge.txt", f"Coll\n{BIG}\n".encode(), 0, 1, "characters"),
     ("jsonl junk", "mixed.jsonl",
      _jsonl(json.dumps({"id": "j1", "abstract": "We evaluate PPO on D4RL."}), "{not json",
             json.dumps({"id": "j2", "title": "no abstract"}), "[1, 2]",
