@@ -44,7 +44,9 @@ def build_nlp(mode: str = "default", ner_path: str | Path | None = None) -> Lang
     ner_dir = Path(ner_path) if ner_path else MODEL_DIR / "ner"
     if mode == "default":
         if ner_dir.exists():
-            nlp.add_pipe("ner", source=spacy.load(ner_dir), after="sentencizer")
+            trained = spacy.load(ner_dir)
+            for name in trained.pipe_names:  # `ner`, or the BILUO `entity_tagger`
+                nlp.add_pipe(name, source=trained, after="sentencizer")
         elif ner_path:
             raise FileNotFoundError(f"trained NER not found at {ner_dir}")
         else:

@@ -71,6 +71,14 @@ def _keep_phrase(name: str) -> bool:
     return sum(c.isalpha() for c in name) >= 0.7 * len(name)
 
 
+def _case_fold_title(name: str) -> str:
+    """`Semantic Segmentation` -> `semantic segmentation`; words with inner capitals or digits (`3D`,
+    `RGB-D`, `ImageNet`) keep their case, so such phrases still match only as written."""
+    words = name.split(" ")
+    return " ".join(w.lower() if w[:1].isupper() and w[1:] == w[1:].lower() and w.isalpha() else w
+                    for w in words)
+
+
 def build(shared: Path) -> list[tuple[str, str, str]]:
     rows: dict[tuple[str, str], str] = {}
     with (DATA / "curated.tsv").open(encoding="utf-8") as handle:
@@ -95,6 +103,10 @@ def build(shared: Path) -> list[tuple[str, str, str]]:
                     continue
             elif not _keep_phrase(name):
                 continue
+            else:
+                name = _case_fold_title(name)
+                if name.lower() in curated_lower:
+                    continue
             if etype == "Metric" and int(_n) < 2:
                 continue
             rows.setdefault((name, etype), source)
