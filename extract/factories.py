@@ -443,6 +443,28 @@ _INTRO_CUE_RE = re.compile(
     + "|".join(sorted(_INTRO_VERBS)) + r")|(" + "|".join(sorted(_NAMING_CUES)) + r"))\b(?=\s)", re.I)
 
 
+_NOT_NAME_WORDS = {
+    "result", "results", "theory", "theories", "definition", "assumption", "analysis", "analyses",
+    "example", "examples", "problem", "problems", "number", "bound", "bounds", "proof", "proofs",
+    "guarantee", "guarantees", "insight", "insights", "such", "evaluate", "study", "studies", "way",
+    "ways", "view", "perspective", "understanding", "finding", "findings", "evidence", "set", "series",
+}
+
+
+def _plausible_intro_name(span: Span, text: str) -> bool:
+    """Drop clause fragments after an introduction cue (`theoretical results`, `six proxies`)."""
+    first = span[0]
+    if first.is_punct or first.like_num or first.is_digit:
+        return False
+    if any(t.lower_ in _NOT_NAME_WORDS for t in span) or any(c in span.text for c in "\"{}[]"):
+        return False
+    if " " in span.text or not span.text.islower():
+        return True
+    # one lower-case word: a hyphenated modifier (`end-to-end`) is no name; a plain word must recur
+    word = span.text
+    return "-" not in word and len(re.findall(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text)) >= 2
+
+
 def find_introduced_names(doc: Doc) -> list[Span]:
     """The noun phrase after `we propose/introduce/...` (generic heads such as `framework` dropped),
     and the name after `called/dubbed/named`, as candidates of source `intro`."""
@@ -483,6 +505,8 @@ def find_introduced_names(doc: Doc) -> list[Span]:
         if low in _NAMING_CUES and end - start > 4:
             continue
         span = doc[start:end]
+        if not _plausible_intro_name(span, text):
+            continue
         etype = type_from_head(span.text, introduced=True)
         if doc[end].lower_ in {"dataset", "corpus"} if end < n else False:
             etype = "Dataset"
