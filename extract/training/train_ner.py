@@ -33,13 +33,13 @@ HERE = Path(__file__).resolve().parent
 OUT = HERE.parent / "model" / "ner"
 
 
-def ner_config(width: int, depth: int, embed: int, hidden: int) -> dict:
+def ner_config(width: int, depth: int, embed: int, hidden: int, maxout: int = 2) -> dict:
     return {"model": {
         "@architectures": "spacy.TransitionBasedParser.v2",
         "state_type": "ner",
         "extra_state_tokens": False,
         "hidden_width": hidden,
-        "maxout_pieces": 2,
+        "maxout_pieces": maxout,
         "use_upper": True,
         "nO": None,
         "tok2vec": {
@@ -110,7 +110,8 @@ def train(train_docs, extra_docs, args, log=print) -> spacy.Language:
         train_docs = [with_biluo_tags(d) for d in train_docs]
         extra_docs = [with_biluo_tags(d) for d in extra_docs]
     else:
-        comp = nlp.add_pipe("ner", config=ner_config(args.width, args.depth, args.embed, args.hidden))
+        comp = nlp.add_pipe("ner", config=ner_config(args.width, args.depth, args.embed, args.hidden,
+                                                     args.maxout))
         for label in LABELS:
             comp.add_label(label)
     loss_key = comp.name
@@ -200,6 +201,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--depth", type=int, default=2)
     parser.add_argument("--embed", type=int, default=2000)
     parser.add_argument("--hidden", type=int, default=64)
+    parser.add_argument("--maxout", type=int, default=2, help="maxout pieces of the NER's hidden layer")
     parser.add_argument("--dropout", type=float, default=0.2)
     parser.add_argument("--lr", type=float, default=0.001)
     parser.add_argument("--batch", type=int, default=8)
