@@ -745,6 +745,14 @@ _INTRO_RE = re.compile(
     re.I)
 
 
+_INTRO_VERB_RE = re.compile(r"\bwe\s+(?:\w+\s+)?(?:propose|introduce|present|develop|design|devise|call|name|"
+                            r"term|dub)\b", re.I)
+_APPOSITIVE_RE = re.compile(
+    r"\s*(?:\([^()]{1,80}\))?\s*[,:]\s*(?:a|an|the|our)\s+(?:[\w-]+\s+){0,4}?(?:method|framework|approach|"
+    r"algorithm|model|technique|strategy|mechanism|architecture|system|pipeline|paradigm|procedure|"
+    r"recipe|scheme|module|agent|family|suite|benchmark|dataset)\b", re.I)
+
+
 def has_intro_cue(text: str, start: int) -> bool:
     """An introduction cue (`we propose`, `called`, `our`) right before `start` in its sentence."""
     left = text[max(0, start - 120):start]
@@ -758,10 +766,18 @@ def detect_introduced(doc: Doc, spans: list[Span]) -> list[list[int]]:
     sents = sentence_spans(doc)
     sent_of = token_sentence(doc, sents)
     text = doc_text(doc)
+    seen: set[str] = set()
     for s in spans:
-        sent_start = sents[sent_of[s.start]].start_char
-        left = text[max(sent_start, s.start_char - 120):s.start_char]
+        sent = sents[sent_of[s.start]]
+        left = text[max(sent.start_char, s.start_char - 120):s.start_char]
+        first = s.text not in seen
+        seen.add(s.text)
         if s.kb_id_ == "intro" or _INTRO_RE.search(left):
+            out.append([s.start_char, s.end_char])
+        elif first and s.kb_id_ in ("acro", "shape") and s.label_ in ("Method", "Model") and (
+                _INTRO_VERB_RE.search(text[sent.start_char:s.start_char])
+                or _APPOSITIVE_RE.match(text, s.end_char)):
+            # a new name (no gazetteer entry) first seen in `we propose ... X` or in `X, a novel method`
             out.append([s.start_char, s.end_char])
     # a short/long form inherits the flag of its partner
     intro_texts = {text[a:b] for a, b in out}
