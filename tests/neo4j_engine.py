@@ -14,6 +14,7 @@ The result is cached for the process. No pytest fixtures here: conftest wires th
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import subprocess
 import threading
@@ -48,10 +49,8 @@ def _run(action: str, timeout: float) -> subprocess.CompletedProcess[str]:
 
 
 def _stop() -> None:
-    try:
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
         _run("stop", _STOP_TIMEOUT_S)
-    except (OSError, subprocess.SubprocessError):
-        pass
 
 
 def _uri_from(stdout: str) -> str | None:
