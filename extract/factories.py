@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import json
+import math
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -557,6 +559,9 @@ def type_from_head(text: str, introduced: bool = False) -> str:
 
 
 GENERIC = {
+    # properties and settings that papers abbreviate but that name no method, data set or task
+    "out-of-distribution", "in-distribution", "out-of-domain", "in-domain", "ood", "iid", "i.i.d.",
+    "independent and identically distributed", "latent variables", "lvs", "ground truth", "gt",
     "agents", "ai", "ai systems", "algorithm", "approach", "artificial intelligence", "benchmark",
     "benchmarks", "cnn", "cnns", "data", "deep learning", "deep learning models", "deep networks",
     "deep neural networks", "diffusion model", "diffusion models", "dl", "dnn", "dnns", "e.g.",
@@ -565,7 +570,7 @@ GENERIC = {
     "large language model", "large language models", "large reasoning models", "llm", "llm agents",
     "llm-based", "llms", "lm", "lms", "lrm", "lrms", "machine learning", "machine learning models",
     "method", "ml", "ml models", "mllm", "mllms", "model", "multimodal large language models",
-    "neural network", "neural networks", "nlp", "ood", "pre-trained language models",
+    "neural network", "neural networks", "nlp", "pre-trained language models",
     "pretrained language models", "rl-based", "rnn", "rnns",
     "small language models", "sota", "ssm", "ssms", "state-of-the-art",
     "vision language models", "vision-language models", "vlm", "vlms",
@@ -573,6 +578,74 @@ GENERIC = {
 
 def _norm(text: str) -> str:
     return re.sub(rf"[\s\-{DASH_CHARS}]+", " ", text.lower()).strip()
+
+
+_GENERIC_NORM = {_norm(g) for g in GENERIC}
+
+
+# --------------------------------------------------------------------------------------------
+# Learned span typer: which of the six types a rule-found span is (softmax regression, numpy-free)
+# --------------------------------------------------------------------------------------------
+TYPED_BY_TYPER = ("acro", "shape", "intro")
+
+
+def span_features(doc: Doc, start: int, end: int) -> list[str]:
+    """Sparse features of the span doc[start:end] for the typer: its words, head, shape, neighbours."""
+    words = [doc[i].lower_ for i in range(start, end)]
+    surface = doc[start:end].text
+    head = words[-1]
+    feats = ["bias", f"head={head}", f"first={words[0]}", f"suf3={head[-3:]}", f"len={min(len(words), 5)}"]
+    feats += [f"w={w}" for w in words if w.isalnum()]
+    if len(words) > 1:
+        feats.append(f"head2={words[-2]}_{head}")
+    if surface.isupper():
+        feats.append("shape=upper")
+    elif any(c.isupper() for c in surface[1:]):
+        feats.append("shape=innercap")
+    elif surface[:1].isupper():
+        feats.append("shape=title")
+    else:
+        feats.append("shape=lower")
+    if any(c.isdigit() for c in surface):
+        feats.append("shape=digit")
+    for k, i in (("p1", start - 1), ("p2", start - 2), ("n1", end), ("n2", end + 1)):
+        feats.append(f"{k}={doc[i].lower_ if 0 <= i < len(doc) else '<s>'}")
+    return feats
+
+
+class SpanTyper:
+    """Multinomial logistic regression over `span_features`, trained by `training/train_typer.py`."""
+
+    def __init__(self, labels: list[str], weights: dict[str, list[float]]) -> None:
+        self.labels = labels
+        self.weights = weights
+
+    @classmethod
+    def from_disk(cls, path: str | Path) -> SpanTyper:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+        return cls(data["labels"], data["weights"])
+
+    def to_disk(self, path: str | Path) -> None:
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump({"labels": self.labels, "weights": self.weights}, handle, separators=(",", ":"))
+
+    def probabilities(self, feats: list[str]) -> list[float]:
+        scores = [0.0] * len(self.labels)
+        for f in feats:
+            row = self.weights.get(f)
+            if row is not None:
+                for k, w in enumerate(row):
+                    scores[k] += w
+        top = max(scores)
+        exps = [math.exp(x - top) for x in scores]
+        total = sum(exps)
+        return [e / total for e in exps]
+
+    def predict(self, doc: Doc, start: int, end: int) -> tuple[str, float]:
+        probs = self.probabilities(span_features(doc, start, end))
+        best = max(range(len(probs)), key=probs.__getitem__)
+        return self.labels[best], probs[best]
 
 
 # candidate sources, strongest first; a candidate is kept when it overlaps nothing kept before it
@@ -669,13 +742,16 @@ def ner_span_is_trusted(span: Span, text: str) -> bool:
 
 
 def is_generic(text: str) -> bool:
+    """A generic kind or setting (`LLMs`, `diffusion models`, `out-of-distribution`), not an entity."""
     low = _norm(text)
-    return low in GENERIC or low.rstrip("s") in GENERIC
+    return low in _GENERIC_NORM or low.rstrip("s") in _GENERIC_NORM
 
 
-def resolve_mentions(doc: Doc) -> list[Span]:
+def resolve_mentions(doc: Doc, typer: SpanTyper | None = None, min_prob: float = 0.8) -> list[Span]:
     """Pick non-overlapping typed spans from the candidates; type acronyms from their long forms;
-    add every further occurrence of a found surface string; drop generic kinds."""
+    add every further occurrence of a found surface string; drop generic kinds. With a `typer`, spans
+    that rules typed by guesswork (acronym long forms, name shapes, introduced phrases) take its type
+    when it is at least `min_prob` sure."""
     text = doc_text(doc)
     # (rank, start, end, text, label, source) tuples: cheaper than Span objects
     cands = [(SOURCE_RANK.get(_source_of(s), 9), s.start, s.end, s.start_char, s.text, s.label_,
@@ -687,9 +763,14 @@ def resolve_mentions(doc: Doc) -> list[Span]:
             typed_by_text.setdefault(c[4], c[5])
     intro_long = {c[4] for c in cands if c[5] == "LONG" and has_intro_cue(text, c[3])}
     alias_type: dict[str, str] = {}
+    long_spans = {c[4]: (c[1], c[2]) for c in cands if c[5] == "LONG"}
     for long_text, short_text in doc._.paperkg_aliases or []:
         # a short form defined here may mean something else elsewhere: type it by its long form only
-        etype = typed_by_text.get(long_text) or type_from_head(long_text, long_text in intro_long)
+        etype = typed_by_text.get(long_text)
+        if etype is None and typer is not None and long_text in long_spans:
+            label, prob = typer.predict(doc, *long_spans[long_text])
+            etype = label if prob >= min_prob else None
+        etype = etype or type_from_head(long_text, long_text in intro_long)
         alias_type[long_text] = etype
         alias_type[short_text] = etype
     taken = bytearray(len(doc))
@@ -700,6 +781,9 @@ def resolve_mentions(doc: Doc) -> list[Span]:
             continue
         if label in ("LONG", "SHORT"):
             label = alias_type.get(span_text, "Method")
+        elif typer is not None and source in TYPED_BY_TYPER and span_text not in surfaces:
+            guess, prob = typer.predict(doc, start, end)
+            label = guess if prob >= min_prob else label
         taken[start:end] = b"\x01" * (end - start)
         kept.append((start, end, span_text, source))
         surfaces.setdefault(span_text, label)
@@ -788,11 +872,13 @@ def detect_introduced(doc: Doc, spans: list[Span]) -> list[list[int]]:
 
 
 class MentionResolver:
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, typer: str | None = None, min_prob: float = 0.8) -> None:
         self.name = name
+        self.typer = SpanTyper.from_disk(typer) if typer else None
+        self.min_prob = min_prob
 
     def __call__(self, doc: Doc) -> Doc:
-        final = resolve_mentions(doc)
+        final = resolve_mentions(doc, self.typer, self.min_prob)
         doc.spans[FINAL] = final
         doc._.paperkg_introduced = detect_introduced(doc, final)
         if doc._.paperkg_aliases is None:
@@ -818,9 +904,9 @@ def make_gazetteer(nlp: Language, name: str, path: str | None) -> GazetteerMatch
     return GazetteerMatcher(nlp, name, path)
 
 
-@Language.factory("paperkg_resolver")
-def make_resolver(nlp: Language, name: str) -> MentionResolver:
-    return MentionResolver(name)
+@Language.factory("paperkg_resolver", default_config={"typer": None, "min_prob": 0.8})
+def make_resolver(nlp: Language, name: str, typer: str | None, min_prob: float) -> MentionResolver:
+    return MentionResolver(name, typer, min_prob)
 
 
 # --------------------------------------------------------------------------------------------

@@ -32,33 +32,50 @@ MODEL_DIR = Path(__file__).parent / "model"
 CHUNK_CHARS = 100_000
 
 
-def build_nlp(mode: str = "default", ner_path: str | Path | None = None) -> Language:
-    """A blank English pipeline with paperkg's components; `rules` leaves out the trained NER.
+def build_nlp(mode: str = "default", ner_path: str | Path | None = None,
+              typer_path: str | Path | None = None) -> Language:
+    """A blank English pipeline with paperkg's components; `rules` leaves out the learned parts.
 
-    `ner_path` (for training and evaluation) replaces the shipped NER with another saved one."""
+    `default` adds the learned span typer (`model/typer.json`) and, if one was trained into `model/ner`,
+    a spaCy NER or BILUO tagger. For training and evaluation, `ner_path` / `typer_path` name other saved
+    ones; the string "none" leaves one out."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
     nlp = spacy.blank("en")
     factories.customize_tokenizer(nlp)
     nlp.add_pipe("sentencizer")
-    ner_dir = Path(ner_path) if ner_path else MODEL_DIR / "ner"
+    typer = None
     if mode == "default":
-        if ner_dir.exists():
+        # the NER is optional (not shipped: too slow for the speed target, see README); the typer is not
+        ner_dir = _learned_path(ner_path, MODEL_DIR / "ner", quiet=True)
+        if ner_dir is not None:
             trained = spacy.load(ner_dir)
             for name in trained.pipe_names:  # `ner`, or the BILUO `entity_tagger`
                 nlp.add_pipe(name, source=trained, after="sentencizer")
-        elif ner_path:
-            raise FileNotFoundError(f"trained NER not found at {ner_dir}")
-        else:
-            msg = (f"trained NER not found at {ner_dir}; extracting with rules only "
-                   "(train it with python -m paperkg.extract.training.train_ner)")
-            warnings.warn(msg, stacklevel=2)
-            log.warning(msg)
+        typer_file = _learned_path(typer_path, MODEL_DIR / "typer.json")
+        typer = str(typer_file) if typer_file is not None else None
     nlp.add_pipe("paperkg_acronyms")
     nlp.add_pipe("paperkg_model_names")
     nlp.add_pipe("paperkg_gazetteer")
-    nlp.add_pipe("paperkg_resolver")
+    nlp.add_pipe("paperkg_resolver", config={"typer": typer})
     return nlp
+
+
+def _learned_path(given: str | Path | None, shipped: Path, quiet: bool = False) -> Path | None:
+    if given is not None and str(given) == "none":
+        return None
+    path = Path(given) if given else shipped
+    if path.exists():
+        return path
+    if given:
+        raise FileNotFoundError(f"trained component not found at {path}")
+    if quiet:
+        return None
+    msg = (f"trained component not found at {path}; extracting without it "
+           "(see extract/README.md for the training commands)")
+    warnings.warn(msg, stacklevel=3)
+    log.warning(msg)
+    return None
 
 
 def _split_long(text: str, limit: int) -> list[tuple[int, str]]:
@@ -117,8 +134,8 @@ Piece = tuple[str, tuple[str, int, int]]  # (text, (paper_id, offset, number of 
 _WORKER: dict = {}
 
 
-def _init_worker(mode: str, ner_path: str | None) -> None:
-    _WORKER["nlp"] = build_nlp(mode, ner_path=ner_path)
+def _init_worker(mode: str, ner_path: str | None, typer_path: str | None) -> None:
+    _WORKER["nlp"] = build_nlp(mode, ner_path=ner_path, typer_path=typer_path)
 
 
 def _run_batch(nlp: Language, batch: list[Piece]) -> list[tuple[Extraction, tuple[str, int, int]]]:
@@ -139,12 +156,13 @@ class Extractor:
     """Entities, aliases and relations from abstracts, as `paperkg.extract.records.Extraction`."""
 
     def __init__(self, mode: str = "default", n_process: int = 1, batch_size: int = 64,
-                 ner_path: str | Path | None = None) -> None:
+                 ner_path: str | Path | None = None, typer_path: str | Path | None = None) -> None:
         self.mode = mode
         self.n_process = max(1, int(n_process))
         self.batch_size = max(1, int(batch_size))
         self.ner_path = ner_path
-        self.nlp = build_nlp(mode, ner_path=ner_path)
+        self.typer_path = typer_path
+        self.nlp = build_nlp(mode, ner_path=ner_path, typer_path=typer_path)
         self.limit = min(CHUNK_CHARS, self.nlp.max_length)
 
     def _pieces(self, papers: Iterable[tuple[str, str]]) -> Iterator[Piece]:
@@ -180,7 +198,8 @@ class Extractor:
         ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods()
                                           else "spawn")
         with ctx.Pool(self.n_process, initializer=_init_worker,
-                      initargs=(self.mode, str(self.ner_path) if self.ner_path else None)) as pool:
+                      initargs=(self.mode, str(self.ner_path) if self.ner_path else None,
+                                str(self.typer_path) if self.typer_path else None)) as pool:
             for results in pool.imap(_worker_batch, self._batches(papers)):
                 yield from results
 

@@ -1,0 +1,144 @@
+"""Train the span typer (softmax regression over `factories.span_features`) and save it to
+`extract/model/typer.json`.
+
+One command, reproducible (fixed seed, deterministic order):
+
+    python -m paperkg.extract.training.train_typer             # train on gold train.jsonl, save
+    python -m paperkg.extract.training.train_typer --cv 4      # 4-fold CV on train.jsonl (whole pipeline)
+
+Instances are every occurrence of every gold entity surface in `shared/gold/train.jsonl` (never dev),
+labelled with its gold type. The resolver uses the typer's label when it is at least 0.8 sure (CV on train:
+typed F1 0.481 rules only -> 0.496 with the typer).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+import spacy
+
+from paperkg.extract import factories
+from paperkg.extract.records import ENTITY_TYPES
+from paperkg.extract.training import data
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE.parent / "model" / "typer.json"
+
+
+def instances(nlp, records: list[dict]) -> list[tuple[list[str], int]]:
+    out = []
+    for rec in records:
+        doc = nlp.make_doc(rec["abstract"])
+        for start, end, etype in data.gold_char_spans(rec["abstract"], rec.get("entities", [])):
+            span = doc.char_span(start, end)
+            if span is not None and etype in ENTITY_TYPES:
+                out.append((factories.span_features(doc, span.start, span.end), ENTITY_TYPES.index(etype)))
+    return out
+
+
+def train(examples: list[tuple[list[str], int]], epochs: int, l2: float, lr: float, min_count: int,
+          seed: int) -> factories.SpanTyper:
+    """Adagrad on the softmax cross-entropy with L2, over sparse binary features."""
+    counts = Counter(f for feats, _ in examples for f in set(feats))
+    index = {f: i for i, f in enumerate(sorted(f for f, c in counts.items() if c >= min_count))}
+    n_labels = len(ENTITY_TYPES)
+    weights = [[0.0] * n_labels for _ in index]
+    grad_sq = [[1e-8] * n_labels for _ in index]
+    rows = [([index[f] for f in feats if f in index], y) for feats, y in examples]
+    rng = random.Random(seed)
+    for _epoch in range(epochs):
+        rng.shuffle(rows)
+        for feats, y in rows:
+            scores = [sum(weights[i][k] for i in feats) for k in range(n_labels)]
+            top = max(scores)
+            exps = [math.exp(s - top) for s in scores]
+            total = sum(exps)
+            for i in feats:
+                w, g2 = weights[i], grad_sq[i]
+                for k in range(n_labels):
+                    grad = exps[k] / total - (k == y) + l2 * w[k]
+                    g2[k] += grad * grad
+                    w[k] -= lr * grad / math.sqrt(g2[k])
+    features = sorted(index, key=index.get)
+    kept = {f: [round(w, 4) for w in weights[index[f]]] for f in features
+            if any(abs(w) >= 1e-3 for w in weights[index[f]])}
+    return factories.SpanTyper(list(ENTITY_TYPES), kept)
+
+
+def cross_validate(records, args, shared: Path) -> dict:
+    from paperkg.extract.pipeline import Extractor
+    from paperkg.extract.training.evaluate import load_scorer
+
+    scorer = load_scorer(shared)
+    nlp = blank()
+    order = list(range(len(records)))
+    random.Random(args.seed).shuffle(order)
+    folds = [order[k::args.cv] for k in range(args.cv)]
+    preds: dict[str, dict] = {}
+    for k, held in enumerate(folds):
+        held_set = set(held)
+        typer = train(instances(nlp, [records[i] for i in order if i not in held_set]), args.epochs, args.l2,
+                      args.lr, args.min_count, args.seed)
+        ner = f"{args.cv_ner}/fold{k}" if args.cv_ner else "none"
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "typer.json"
+            typer.to_disk(path)
+            extractor = Extractor(ner_path=ner, typer_path=path)
+            extractor.nlp.get_pipe("paperkg_resolver").min_prob = args.min_prob
+            for ex in extractor.extract((records[i]["id"], records[i]["abstract"]) for i in held):
+                preds[ex.paper_id] = ex.to_json()
+    return scorer.score({r["id"]: r for r in records}, preds)
+
+
+def blank() -> spacy.Language:
+    nlp = spacy.blank("en")
+    factories.customize_tokenizer(nlp)
+    return nlp
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shared", default=os.environ.get("PAPERKG_SHARED", str(HERE.parents[2] / "shared")))
+    parser.add_argument("--out", default=str(OUT))
+    parser.add_argument("--epochs", type=int, default=20)
+    parser.add_argument("--l2", type=float, default=1e-4)
+    parser.add_argument("--lr", type=float, default=0.1)
+    parser.add_argument("--min-count", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--cv", type=int, default=0, help="k-fold CV on train, no save")
+    parser.add_argument("--cv-ner", default="", help="fold NER models (DIR/fold<k>) to use in CV")
+    parser.add_argument("--min-prob", type=float, default=0.8, help="CV only: typer confidence to use")
+    args = parser.parse_args(argv)
+    shared = Path(args.shared)
+    records = data.read_jsonl(shared / "gold" / "train.jsonl")
+    started = time.time()
+    if args.cv:
+        result = cross_validate(records, args, shared)
+        for key in ["entities.typed", "entities.core", "entities.untyped", "relations.typed"] + [
+                f"type.{t}" for t in ENTITY_TYPES]:
+            v = result[key]
+            print(f"{key:18s} P={v['p']:.3f} R={v['r']:.3f} F1={v['f1']:.3f}")
+        print(f"introduced {result['introduced.accuracy']}  cv time {time.time() - started:.0f}s")
+        return
+    examples = instances(blank(), records)
+    typer = train(examples, args.epochs, args.l2, args.lr, args.min_count, args.seed)
+    typer.to_disk(args.out)
+    meta = {"trained_on": "gold/train.jsonl", "instances": len(examples), "features": len(typer.weights),
+            "seconds": round(time.time() - started, 1),
+            "args": {k: v for k, v in vars(args).items() if k not in ("shared", "out")}}
+    Path(args.out).with_suffix(".meta.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    print(f"saved typer to {args.out} ({Path(args.out).stat().st_size / 1e3:.0f} kB, {len(examples)} "
+          f"instances, {len(typer.weights)} features) in {meta['seconds']}s", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
