@@ -837,6 +837,16 @@ _APPOSITIVE_RE = re.compile(
     r"recipe|scheme|module|agent|family|suite|benchmark|dataset)\b", re.I)
 
 
+_NOT_OURS_RE = re.compile(r"\b(?:which|that|based|builds?|built|using|uses?|with|via|than|compared|"
+                          r"such as|including|like|extends?|extending|against|unlike|instead)\b", re.I)
+
+
+def _introduced_later_in_sentence(left: str) -> bool:
+    """`we propose a framework, X` but not `we propose X, which builds on Y`: no link word after the cue."""
+    cues = list(_INTRO_VERB_RE.finditer(left))
+    return bool(cues) and not _NOT_OURS_RE.search(left, cues[-1].end())
+
+
 def has_intro_cue(text: str, start: int) -> bool:
     """An introduction cue (`we propose`, `called`, `our`) right before `start` in its sentence."""
     left = text[max(0, start - 120):start]
@@ -859,7 +869,7 @@ def detect_introduced(doc: Doc, spans: list[Span]) -> list[list[int]]:
         if s.kb_id_ == "intro" or _INTRO_RE.search(left):
             out.append([s.start_char, s.end_char])
         elif first and s.kb_id_ in ("acro", "shape") and s.label_ in ("Method", "Model") and (
-                _INTRO_VERB_RE.search(text[sent.start_char:s.start_char])
+                _introduced_later_in_sentence(text[sent.start_char:s.start_char])
                 or _APPOSITIVE_RE.match(text, s.end_char)):
             # a new name (no gazetteer entry) first seen in `we propose ... X` or in `X, a novel method`
             out.append([s.start_char, s.end_char])
