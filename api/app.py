@@ -1,12 +1,15 @@
 """The FastAPI application: `create_app(settings)` wires settings, the store, routers and errors.
 
-Importing this module, or calling `create_app`, opens nothing: the store is opened by the first
-request that needs it (see `deps.StoreHolder`) and closed at shutdown. It also never imports spaCy,
-so the server starts fast and in a process that has no extraction model.
+Importing this module, or calling `create_app`, opens nothing: the store is opened and prepared for
+queries when the app starts (the lifespan, see `deps.StoreHolder.warm_up`), so the first request does
+not pay for loading it, and closed at shutdown; a store that cannot be opened at startup is opened by
+the first request that needs it. It also never imports spaCy, so the server starts in a process that
+has no extraction model.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
@@ -19,7 +22,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from paperkg.api import problems
-from paperkg.api.deps import StoreHolder
+from paperkg.api.deps import StoreHolder, get_store
 from paperkg.api.models import Problem
 from paperkg.api.routers import cypher, entities, export, health, papers, queries, stats
 from paperkg.api.settings import Settings
@@ -92,6 +95,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # Open the store before serving (uvicorn accepts no request until startup ends), in a thread
+        # so the loop still handles signals meanwhile; skipped when tests swap the store out.
+        if get_store not in app.dependency_overrides:
+            await asyncio.to_thread(holder.warm_up)
         yield
         holder.close()
 

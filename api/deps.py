@@ -2,11 +2,13 @@
 
 The store is a dependency (`get_store`) rather than a global so that tests swap it with
 `app.dependency_overrides[get_store]`, and so that nothing connects at import or `create_app` time:
-the store is opened on the first request that needs it and closed when the app shuts down.
+the store is opened when the app starts (`StoreHolder.warm_up`, from the lifespan), or failing that
+on the first request that needs it, and closed when the app shuts down.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 
 from fastapi import Request
@@ -15,6 +17,8 @@ from paperkg.api.settings import Settings
 from paperkg.graph.errors import InputNotFoundError, StoreUnavailableError
 from paperkg.graph.store import GraphStore, open_store
 from paperkg.queries.runner import prepare
+
+log = logging.getLogger("paperkg.api")
 
 
 class StoreHolder:
@@ -55,6 +59,17 @@ class StoreHolder:
             store.close()
             raise
         return store
+
+    def warm_up(self) -> None:
+        """Open the store and prepare it for queries now, at startup: the embedded store's pickle
+        load and query index take ~30 s at 100k abstracts, and Neo4j's index check a round trip,
+        which would otherwise all land on the first request. Never raises: a store that is missing or
+        unreachable at startup is logged, the server still starts (the catalog, health and docs need
+        no store), and the first request that needs it tries again and answers 503 with the reason."""
+        try:
+            self.get()
+        except Exception as err:  # any failure here is retried, and surfaced, per request
+            log.warning("store not ready at startup (the first request will try again): %s", err)
 
     def close(self) -> None:
         with self._lock:

@@ -1,7 +1,9 @@
-// Schema for the paperkg Neo4j store: one uniqueness constraint on `id` per node label (the closed
-// set in graph/model.py NODE_LABELS). The constraint makes `MERGE (n:Label {id: ...})` safe against
-// duplicates and gives every id lookup an index. Statements are split on ';' and run one by one;
-// IF NOT EXISTS makes the file safe to run before every save.
+// Schema for the paperkg Neo4j store. Statements are split on ';' and run one by one (schema changes
+// need transactions of their own); IF NOT EXISTS makes the file safe to run before every save, and
+// `Neo4jStore.ensure_schema` then waits (db.awaitIndexes) until every index is online.
+//
+// One uniqueness constraint on `id` per node label (the closed set in graph/model.py NODE_LABELS):
+// it makes `MERGE (n:Label {id: ...})` safe against duplicates and gives every id lookup an index.
 CREATE CONSTRAINT paperkg_paper_id IF NOT EXISTS FOR (n:Paper) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT paperkg_collection_id IF NOT EXISTS FOR (n:Collection) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT paperkg_method_id IF NOT EXISTS FOR (n:Method) REQUIRE n.id IS UNIQUE;
@@ -10,3 +12,19 @@ CREATE CONSTRAINT paperkg_dataset_id IF NOT EXISTS FOR (n:Dataset) REQUIRE n.id 
 CREATE CONSTRAINT paperkg_benchmark_id IF NOT EXISTS FOR (n:Benchmark) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT paperkg_metric_id IF NOT EXISTS FOR (n:Metric) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT paperkg_task_id IF NOT EXISTS FOR (n:Task) REQUIRE n.id IS UNIQUE;
+// Entity lookup by name: `$key IN e.keys` cannot use a range index (Neo4j indexes no list elements
+// for equality), so every catalog query that takes an entity name scanned all entity nodes. A
+// full-text index does index each element of a LIST<STRING> property as its own value; the keyword
+// analyzer keeps each key one exact term (no tokenising, no lowercasing: keys are already compact
+// and casefolded). The catalog queries it with `db.index.fulltext.queryNodes('paperkg_entity_keys',
+// $name_query)` (an exact quoted term, see queries/params.py) and re-check `$name_key IN e.keys`.
+// Lucene cannot hold a term over 32,766 UTF-8 bytes, and Neo4j 5.26 fails the whole database (not
+// just the transaction) when one is committed, so `Neo4jStore.save` refuses such keys and ids first.
+CREATE FULLTEXT INDEX paperkg_entity_keys IF NOT EXISTS
+FOR (n:Method|Model|Dataset|Benchmark|Metric|Task) ON EACH [n.keys]
+OPTIONS {indexConfig: {`fulltext.analyzer`: 'keyword'}};
+// Paper lookup by a merged record id (`$id IN p.ids`, for an id that is not a paper's own `id`):
+// the same element-wise exact index, so an unknown id no longer costs a scan of every paper.
+CREATE FULLTEXT INDEX paperkg_paper_ids IF NOT EXISTS
+FOR (n:Paper) ON EACH [n.ids]
+OPTIONS {indexConfig: {`fulltext.analyzer`: 'keyword'}};

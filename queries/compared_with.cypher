@@ -3,8 +3,8 @@
 // param: name entity required example=GRPO
 // direction is `out` when the named entity is compared with the other, `in` when the other is
 // compared with it; a pair stated both ways gives two rows.
-MATCH (m:Method|Model)
-WHERE $name_key IN m.keys
+CALL db.index.fulltext.queryNodes('paperkg_entity_keys', $name_query) YIELD node AS m
+WHERE $name_key IN m.keys AND m:Method|Model
 MATCH (m)-[r:COMPARED_WITH]-(o)
 RETURN m.id AS entity, o.id AS id, o.name AS name, o.type AS type,
        CASE WHEN startNode(r) = m THEN 'out' ELSE 'in' END AS direction, r.support AS support

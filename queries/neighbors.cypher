@@ -5,7 +5,7 @@
 // param: skip int optional default=0 min=0 max=100000 example=0
 // direction is `out` when the named entity is the relation's head, `in` when it is the tail;
 // support is the number of papers stating the relation.
-MATCH (e:Method|Model|Dataset|Benchmark|Metric|Task)
+CALL db.index.fulltext.queryNodes('paperkg_entity_keys', $name_query) YIELD node AS e
 WHERE $name_key IN e.keys
 MATCH (e)-[r:EVALUATED_ON|COMPARED_WITH|USES|ADDRESSES|MEASURED_BY]-(n)
 RETURN e.id AS entity, type(r) AS relation,

@@ -2,12 +2,16 @@
 // description: One paper by its id (or any record id merged into it): abstract, metadata, collections, and the entities it mentions with every mention's offsets.
 // param: id paper required example=16e255ef25e6
 // The id is looked up through the `id` index first; only an id that is not a paper's own (a record id
-// merged into another paper, listed in its `ids`) costs a scan of the papers: CASE evaluates the
-// COLLECT subquery only when the index found nothing (PROFILE: 3 db hits for a paper's own id).
+// merged into another paper, listed in its `ids`) goes on to the full-text index over `ids`
+// (`paperkg_paper_ids`, an exact term, re-checked with `$id IN q.ids`): CASE evaluates the COLLECT
+// subquery only when the id index found nothing, and neither path scans the papers.
 // Entities come in order of their first mention, then id; `abstract[start:end] == surface` for
 // each mention.
 OPTIONAL MATCH (exact:Paper {id: $id})
-WITH CASE WHEN exact IS NULL THEN COLLECT { MATCH (q:Paper) WHERE $id IN q.ids RETURN q ORDER BY q.id }
+WITH CASE WHEN exact IS NULL THEN COLLECT {
+            CALL db.index.fulltext.queryNodes('paperkg_paper_ids', $id_query) YIELD node AS q
+            WHERE $id IN q.ids
+            RETURN q ORDER BY q.id }
           ELSE [exact] END AS found
 UNWIND found AS p
 RETURN p.id AS id, coalesce(p.ids, [p.id]) AS ids, p.title AS title, p.year AS year,

@@ -2,7 +2,7 @@
 // description: Papers that mention an entity under any of its names or aliases, with paper id and mention count.
 // param: name entity required example=GRPO
 // One row per paper; `entities` lists which of the entities the name matches it mentions.
-MATCH (e:Method|Model|Dataset|Benchmark|Metric|Task)
+CALL db.index.fulltext.queryNodes('paperkg_entity_keys', $name_query) YIELD node AS e
 WHERE $name_key IN e.keys
 MATCH (p:Paper)-[m:MENTIONS]->(e)
 WITH p, e, m

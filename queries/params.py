@@ -9,13 +9,24 @@ implementations and the Cypher on Neo4j see exactly the same inputs.
 
 Types (the `type` field of the catalog JSON):
 
-- `entity`: any name or alias of an entity, case-, dash- and spacing-insensitive -> `$<name>_key`
-- `entities`: a list of such names (JSON list, or one string split on commas) -> `$<name>_keys`
+- `entity`: any name or alias of an entity, case-, dash- and spacing-insensitive -> `$<name>_key`,
+  and `$<name>_query`, the same key as an exact full-text term (see `fulltext_term`)
+- `entities`: a list of such names (JSON list, or one string split on commas) -> `$<name>_keys`,
+  and `$<name>_queries`, their full-text terms
 - `search`: a fragment of a name, same normalisation -> `$<name>_key`
 - `entity_type`: one of the entity labels (case-insensitive input) -> `$<name>` (null when absent)
 - `collection`: a collection's name or id -> `$<name>_id`
-- `paper`: a paper id, exactly as given (ids are the user's, so not normalised) -> `$<name>`
+- `paper`: a paper id, exactly as given (ids are the user's, so not normalised) -> `$<name>`, and
+  `$<name>_query`, the id as an exact full-text term (for a record id merged into another paper)
 - `int`: an integer within `min`..`max` -> `$<name>` (the default when absent)
+
+Why entity names (and paper ids) also arrive as a full-text term: on Neo4j an entity is found through
+the full-text index `paperkg_entity_keys` over `keys` (graph/schema.cypher) instead of a scan of every
+entity node (a merged paper id likewise through `paperkg_paper_ids`), and
+`db.index.fulltext.queryNodes` takes a Lucene query string, not a value. Building that string
+here, from the key and nothing else, keeps user text out of Lucene syntax; the Cypher then re-checks
+`$name_key IN e.keys`, so the index only narrows the candidates and never decides a result. The
+derived params are internal: users see the declared ones only (the catalog's `params`).
 """
 
 from __future__ import annotations
@@ -161,15 +172,33 @@ class Param:
 
     def cypher_params(self, value: Any) -> dict[str, Any]:
         """What the Cypher (and the embedded implementation) receives for the canonical `value`."""
-        if self.type in ("entity", "search"):
+        if self.type == "entity":
+            key = compact_key(value)
+            return {f"{self.name}_key": key, f"{self.name}_query": fulltext_term(key)}
+        if self.type == "search":
             return {f"{self.name}_key": compact_key(value)}
         if self.type == "entities":
-            return {f"{self.name}_keys": [compact_key(v) for v in value]}
+            keys = [compact_key(v) for v in value]
+            return {f"{self.name}_keys": keys, f"{self.name}_queries": [fulltext_term(k) for k in keys]}
+        if self.type == "paper":
+            return {self.name: value, f"{self.name}_query": fulltext_term(value)}
         if self.type == "collection":
             text = value.strip()
             cid = text if text.startswith("collection:") else collection_id(text)
             return {f"{self.name}_id": cid}
         return {self.name: value}
+
+
+def fulltext_term(key: str) -> str:
+    """`key` as a Lucene query that matches exactly the indexed term `key` and nothing else.
+
+    The index uses the `keyword` analyzer, so each element of `keys` is one untouched term, and a
+    quoted phrase is analysed into that one term (a term query). Inside quotes Lucene's classic query
+    parser gives meaning only to `"` (end of phrase) and `\\` (escape), so escaping those two is
+    enough for any key: `.`, `+`, `-`, `:`, `/`, `(`, `*`, `AND` and the like stay literal there.
+    Compact keys contain no whitespace; the quotes would keep it literal too.
+    """
+    return '"' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def parse_param_line(text: str) -> Param:

@@ -1,7 +1,8 @@
 """Run catalog queries and user Cypher on either store; the one entry point the CLI and HTTP API use.
 
 Named queries: parameters are validated and normalised once (`params.Param`), then
-- Neo4j runs the catalog's Cypher text with them (`store.run_read`);
+- Neo4j runs the catalog's Cypher text with them (`store.run_catalog`: `run_read`'s rows, fetched
+  as one record);
 - the embedded store runs the registered Python implementation of the same query over its networkx
   graph (`embedded_impl`), which returns the same rows (the parity tests hold both to that). A
   catalog query without a Python implementation would go through grand-cypher instead, but every
@@ -92,7 +93,7 @@ def run_named(store: Any, name: str, params: dict[str, Any]) -> list[Row]:
     values = validate_params(query, params or {})
     cparams = cypher_params(query, values)
     if _store_kind(store) == "neo4j":
-        rows = store.run_read(query.cypher, cparams)
+        rows = store.run_catalog(query.cypher, cparams)
     else:
         graph = store.networkx()
         rows = embedded_impl.run(query.name, graph, cparams)
@@ -118,17 +119,27 @@ def run_cypher(store: Any, text: str, params: dict[str, Any]) -> list[Row]:
 
 
 def prepare(store: Any) -> None:
-    """Build the embedded store's query indexes now (e.g. when the API starts) rather than on the
-    first request; a no-op on Neo4j."""
-    if getattr(store, "kind", None) == "embedded":
+    """Make `store` ready for catalog queries now (the API calls it at startup) rather than on the
+    first request: the embedded store loads its graph and builds its query index (~30 s at 100k
+    abstracts); Neo4j checks once that the indexes the catalog calls exist and are online, creating
+    them on a database saved by an older paperkg (`Neo4jStore.ensure_ready`)."""
+    kind = getattr(store, "kind", None)
+    if kind == "embedded":
         embedded_impl.index_for(store.networkx())
+    elif kind == "neo4j":
+        store.ensure_ready()
 
 
 def to_json_row(row: Mapping[str, Any]) -> Row:
     return {str(k): _json_value(v) for k, v in row.items()}
 
 
+_PLAIN = frozenset({str, int, bool, type(None)})
+
+
 def _json_value(value: Any) -> Any:
+    if type(value) in _PLAIN:       # the common case first: rows of thousands of scalars
+        return value
     if value is None or isinstance(value, bool | int | str):
         return value
     if isinstance(value, float):

@@ -6,9 +6,9 @@
 // `via` list) is returned, so every store gives the same chain. via is the edge from the previous step:
 // `-TYPE->` when it points forward along the chain, `<-TYPE-` when it points back. Collections are not
 // traversed (every paper pair would be two steps apart through them).
-MATCH (a:Method|Model|Dataset|Benchmark|Metric|Task)
+CALL db.index.fulltext.queryNodes('paperkg_entity_keys', $from_query) YIELD node AS a
 WHERE $from_key IN a.keys
-MATCH (b:Method|Model|Dataset|Benchmark|Metric|Task)
+CALL db.index.fulltext.queryNodes('paperkg_entity_keys', $to_query) YIELD node AS b
 WHERE $to_key IN b.keys AND b <> a
 MATCH path = allShortestPaths((a)-[:MENTIONS|EVALUATED_ON|COMPARED_WITH|USES|ADDRESSES|MEASURED_BY*..6]-(b))
 WITH path, [n IN nodes(path) | n.id] AS ids,

@@ -400,8 +400,10 @@ def test_missing_store_is_503(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- lifecycle, config
 
 
-def test_nothing_connects_before_the_first_request(monkeypatch: pytest.MonkeyPatch,
-                                                   small_store_path: Path) -> None:
+def test_the_store_opens_at_startup_not_at_create_app(monkeypatch: pytest.MonkeyPatch,
+                                                      small_store_path: Path) -> None:
+    """Nothing opens at import or `create_app`; the lifespan opens and prepares the store once, so
+    the first request does not pay for it; requests reuse it; shutdown closes it."""
     opened: list[object] = []
     closed: list[object] = []
 
@@ -415,18 +417,36 @@ def test_nothing_connects_before_the_first_request(monkeypatch: pytest.MonkeyPat
         opened.append(store)
         return store
 
+    prepared: list[object] = []
     monkeypatch.setattr(deps, "open_store", fake_open)
+    monkeypatch.setattr(deps, "prepare", prepared.append)
     app = create_app(Settings(store=str(small_store_path)))
+    assert opened == []
     with TestClient(app) as client:
-        assert opened == []
+        assert len(opened) == 1 and prepared == opened   # at startup, before any request
         client.get("/queries")
-        client.get("/openapi.json")
-        assert opened == []  # neither needs the store
         client.get("/stats")
         client.get("/entities", params={"q": "grpo"})
-        assert len(opened) == 1  # opened once, then reused
+        assert len(opened) == 1  # reused
         assert closed == []
     assert closed == opened  # closed at shutdown
+
+
+def test_a_store_missing_at_startup_is_opened_by_a_later_request(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, small_store_path: Path,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Startup does not fail when the store is not there yet (built, or Neo4j up, later): it logs,
+    the first request answers 503, and a request after the store appears gets it."""
+    import shutil
+
+    path = tmp_path / "later"
+    app = create_app(Settings(store=str(path)))
+    with caplog.at_level("WARNING", logger="paperkg.api"), \
+            TestClient(app, raise_server_exceptions=False) as client:
+        assert "store not ready at startup" in caplog.text
+        assert client.get("/stats").status_code == 503
+        shutil.copytree(small_store_path, path)
+        assert client.get("/stats").json()["nodes"]["Paper"] == 3
 
 
 def test_neo4j_settings_do_not_connect_at_create_app() -> None:

@@ -28,8 +28,16 @@ from paperkg.graph import cypher_guard
 from paperkg.graph.corpus import Corpus, entry_to_dict
 from paperkg.graph.errors import BadInputError, QueryRefusedError, StoreUnavailableError, UsageError
 from paperkg.graph.graphml import write_graphml
-from paperkg.graph.model import EDGE_TYPES, NODE_LABELS, Edge, KnowledgeGraph, Node, node_key
-from paperkg.graph.neo4j_store import Neo4jStore, render, schema_statements, source_json
+from paperkg.graph.model import EDGE_TYPES, ENTITY_LABELS, NODE_LABELS, Edge, KnowledgeGraph, Node, node_key
+from paperkg.graph.neo4j_store import (
+    FULLTEXT_LISTS,
+    MAX_TERM_BYTES,
+    Neo4jStore,
+    render,
+    schema_index_names,
+    schema_statements,
+    source_json,
+)
 from paperkg.graph.store import GraphStore, empty_stats, graph_stats
 
 pytestmark = pytest.mark.neo4j
@@ -157,12 +165,19 @@ def assert_stored(store: Neo4jStore, graph: KnowledgeGraph) -> None:
 # ---- statements -------------------------------------------------------------------------------
 
 
-def test_schema_has_a_constraint_for_every_label() -> None:
+def test_schema_has_a_constraint_for_every_label_and_the_fulltext_indexes() -> None:
     statements = schema_statements()
-    assert len(statements) == len(NODE_LABELS)
+    assert len(statements) == len(NODE_LABELS) + 2
     for label in NODE_LABELS:
         assert any(f"(n:{label})" in s and "REQUIRE n.id IS UNIQUE" in s and "IF NOT EXISTS" in s
                    for s in statements)
+    fulltext = [s for s in statements if s.startswith("CREATE FULLTEXT INDEX")]
+    assert len(fulltext) == 2 and all("`fulltext.analyzer`: 'keyword'" in s for s in fulltext)
+    assert any(f"(n:{'|'.join(ENTITY_LABELS)}) ON EACH [n.keys]" in s for s in fulltext)
+    assert any("(n:Paper) ON EACH [n.ids]" in s for s in fulltext)
+    assert schema_index_names() == {*(f"paperkg_{label.lower()}_id" for label in NODE_LABELS),
+                                    "paperkg_entity_keys", "paperkg_paper_ids"}
+    assert set(FULLTEXT_LISTS) == {*ENTITY_LABELS, "Paper"}
 
 
 def test_source_json_is_the_json_of_entry_to_dict() -> None:
@@ -394,6 +409,102 @@ def test_run_read_returns_plain_rows(store: Neo4jStore) -> None:
     path = store.run_read("MATCH path = (:Paper {id: 'p1'})-[:INTRODUCES]->() RETURN path")[0]["path"]
     assert [n["id"] for n in path["nodes"]] == ["p1", "method:grpo"]
     assert path["relationships"][0]["sentence"] == "We propose."
+
+
+def test_run_catalog_gives_run_read_rows_in_order(store: Neo4jStore) -> None:
+    """One collected record, rebuilt into the same rows (columns, values, order) as `run_read`."""
+    corpus, graph = make_graph()
+    store.save(corpus, graph)
+    text = ("MATCH (e:Method|Model|Dataset|Benchmark|Metric|Task) "
+            "RETURN e.id AS id, e.aliases AS `odd name`, e AS node, [e.id, 1] AS pair, null AS nothing "
+            "ORDER BY id DESC")
+    rows = store.run_catalog(text)
+    assert rows == store.run_read(text) and len(rows) == 7
+    assert list(rows[0]) == ["id", "odd name", "node", "pair", "nothing"]
+    assert rows[0]["node"]["id"] == rows[0]["id"] and "source_json" not in rows[0]["node"]
+    assert store.run_catalog("MATCH (n:Task {id: 'none'}) RETURN n.id AS id ORDER BY id") == []
+
+
+# ---- full-text lookups ------------------------------------------------------------------------
+
+LUCENE_KEYS = ["a", "ab", "gpt-4", "gpt4", "c++", "c+", "llama3.1", "$x", "a/b", "a:b", "f(x)", 'say"hi"',
+               "back\\slash", "trail\\", "star*", "q?", "~tilde", "x^2", "[br]", "{c}", "!bang", "a&&b",
+               "a||b", "and", "or", "not", "AND", "é-ü", "日本語", "a b", "-lead", "+plus", '"', "\\", "*",
+               "?", "a*b", "1.5e-3", "x" * 300]
+
+
+def test_fulltext_index_finds_each_list_element_exactly(store: Neo4jStore, driver: neo4j.Driver) -> None:
+    """The engine indexes every element of a LIST<STRING> on its own, and `fulltext_term` finds
+    exactly the elements equal to the key, whatever Lucene syntax it holds (no prefix, wildcard,
+    boolean or fuzzy match)."""
+    from paperkg.queries.params import fulltext_term
+
+    store.ensure_schema()
+    driver.execute_query("UNWIND range(0, size($keys) - 1) AS i "
+                         "CREATE (:Task {id: 'task:ft' + i, keys: ['first' + i, $keys[i]]})",
+                         keys=LUCENE_KEYS)
+    lookup = ("CALL db.index.fulltext.queryNodes('paperkg_entity_keys', $q) YIELD node "
+              "RETURN node.id AS id ORDER BY id")
+    for i, key in enumerate(LUCENE_KEYS):
+        found = [r["id"] for r in store.run_read(lookup, {"q": fulltext_term(key)})]
+        assert found == sorted(f"task:ft{j}" for j, k in enumerate(LUCENE_KEYS) if k == key), key
+        assert [r["id"] for r in store.run_read(lookup, {"q": fulltext_term(f"first{i}")})] == [f"task:ft{i}"]
+
+
+def test_save_refuses_a_term_the_fulltext_index_cannot_hold(store: Neo4jStore) -> None:
+    """Over 32,766 UTF-8 bytes Lucene refuses the term and Neo4j 5.26 then fails the whole database,
+    so the save refuses first (before connecting); the longest term that fits is stored and found."""
+    from paperkg.queries.params import fulltext_term
+
+    corpus, graph = make_graph()
+    graph.nodes["method:grpo"].props["keys"] = ["grpo", "é" * (MAX_TERM_BYTES // 2 + 1)]
+    with pytest.raises(BadInputError, match=r"Method 'method:grpo' has a name of 32768 bytes"):
+        Neo4jStore("bolt://127.0.0.1:1").save(corpus, graph)
+    corpus, graph = make_graph()
+    graph.nodes[node_key("Paper", "p1")].props["ids"] = ["p1", "x" * (MAX_TERM_BYTES + 1)]
+    with pytest.raises(BadInputError, match="Paper 'p1' has a record id of 32767 bytes"):
+        Neo4jStore("bolt://127.0.0.1:1").save(corpus, graph)
+    corpus, graph = make_graph()
+    longest = "k" * MAX_TERM_BYTES
+    graph.nodes["method:grpo"].props["keys"] = ["grpo", longest]
+    store.save(corpus, graph)
+    rows = store.run_read("CALL db.index.fulltext.queryNodes('paperkg_entity_keys', $q) YIELD node "
+                          "RETURN node.id AS id", {"q": fulltext_term(longest)})
+    assert rows == [{"id": "method:grpo"}]
+
+
+def test_a_database_without_the_indexes_gets_them_on_first_read(neo4j_uri: str, clean: None,
+                                                                 driver: neo4j.Driver) -> None:
+    """A database saved by an older paperkg has no full-text indexes: the first catalog read creates
+    them and waits until they are online, so entity lookups work at once; an index dropped under a
+    running store is recreated by the catalog query that misses it."""
+    from paperkg.queries.runner import run_named
+
+    corpus, graph = make_graph()
+    with Neo4jStore(neo4j_uri) as st:
+        st.save(corpus, graph)
+    for name in ("paperkg_entity_keys", "paperkg_paper_ids"):
+        driver.execute_query(f"DROP INDEX {name} IF EXISTS")
+    with Neo4jStore(neo4j_uri) as st:
+        assert run_named(st, "entity", {"name": "GRPO"})[0]["id"] == "method:grpo"
+        assert run_named(st, "paper", {"id": "p2"})[0]["id"] == "p2"
+        states = {r["name"]: r["state"] for r in driver.execute_query(
+            "SHOW INDEXES YIELD name, state").records}
+        assert all(states.get(name) == "ONLINE" for name in schema_index_names())
+        driver.execute_query("DROP INDEX paperkg_entity_keys")   # gone under a running store:
+        assert run_named(st, "entity", {"name": "GRPO"})[0]["id"] == "method:grpo"   # recreated
+
+
+def test_a_merged_record_id_is_found_through_the_ids_index(store: Neo4jStore) -> None:
+    from paperkg.queries.runner import run_named
+
+    corpus, graph = make_graph()
+    graph.nodes[node_key("Paper", "p2")].props["ids"] = ["p2", "arXiv:2401.0001v2", "doi 10.1/x(y)"]
+    store.save(corpus, graph)
+    for rid in ("arXiv:2401.0001v2", "doi 10.1/x(y)", "p2"):
+        assert [r["id"] for r in run_named(store, "paper", {"id": rid})] == ["p2"]
+    for rid in ("arXiv:2401.0001", "arxiv:2401.0001v2", "doi", "p"):
+        assert run_named(store, "paper", {"id": rid}) == []
 
 
 # ---- failures ---------------------------------------------------------------------------------

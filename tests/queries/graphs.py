@@ -164,3 +164,56 @@ def random_graph(seed: int, papers: int = 60, entities: int = 45, per_paper: int
     # edges to entities that got no node are dropped (an unmentioned entity has no node)
     g.edges = {k: e for k, e in g.edges.items() if e.source in g.nodes and e.target in g.nodes}
     return g
+
+
+# Names whose compact keys hold every character Lucene's query syntax gives a meaning to, and names
+# that differ from another only by such a character (`C+` / `C++`, `Q*` / `Q`), for the full-text
+# entity lookup on Neo4j: an exact key must find exactly its entities, never a near miss.
+SPECIAL_NAMES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Method", ("C++", "cpp")),
+    ("Method", ("C+",)),
+    ("Method", ("C",)),
+    ("Model", ("GPT-4.5", "GPT 4.5")),
+    ("Model", ("GPT-4",)),
+    ("Dataset", ("A/B:test",)),
+    ("Dataset", ("f(x) data",)),
+    ("Metric", ('"exact" match',)),
+    ("Method", ("back\\slash",)),
+    ("Method", ("$RL",)),
+    ("Task", ("AND",)),
+    ("Task", ("NOT OR",)),
+    ("Benchmark", ("Q*", "Q-star")),
+    ("Benchmark", ("Q",)),
+    ("Metric", ("x^2~",)),
+    ("Method", ("[CLS]{pool}!",)),
+    ("Method", ("a && b || c",)),
+    ("Method", ("k-NN?",)),
+    ("Dataset", ("http://x.y:80/z",)),
+    ("Model", ("trail\\",)),
+)
+# Near misses of the names above: each must find nothing (or only its own exact entity).
+NEAR_MISSES: tuple[str, ...] = ("C+++", "GPT4", "Q**", "A/B", "f(x", "exact", "back", "back\\\\slash",
+                                "RL", "and", "x^2", "CLS", "k-NN", "a*", "x.y", "trail", "4.5", "c?")
+
+
+def special_names_graph() -> KnowledgeGraph:
+    """`tiny_graph` plus entities named with Lucene's special characters (`SPECIAL_NAMES`), each
+    mentioned by some papers and related to a neighbour, so every entity query has rows for them."""
+    from paperkg.graph.model import entity_id
+
+    g = tiny_graph()
+    papers = ["p1", "p2", "p3", "p4"]
+    eids = []
+    for i, (label, aliases) in enumerate(SPECIAL_NAMES):
+        eid = entity_id(label, aliases[0])
+        mentioned = papers[i % 4:] + papers[:i % 2]
+        g.add_node(_entity(label, eid, aliases[0], list(aliases), len(set(mentioned))))
+        for paper in sorted(set(mentioned)):
+            _mention(g, paper, eid, 1 + i % 3)
+        eids.append(eid)
+    assert len(set(eids)) == len(eids)
+    for head, tail, rtype in ((0, 3, "COMPARED_WITH"), (3, 5, "EVALUATED_ON"), (9, 6, "EVALUATED_ON"),
+                              (16, 12, "EVALUATED_ON"), (1, 0, "COMPARED_WITH"), (17, 18, "EVALUATED_ON"),
+                              (8, 7, "MEASURED_BY"), (19, 4, "USES"), (10, 11, "ADDRESSES")):
+        _relation(g, rtype, eids[head], eids[tail], ["p1", "p3"][: 1 + head % 2])
+    return g

@@ -61,6 +61,7 @@ def test_cypher_is_parameterised_and_ordered(name: str) -> None:
     """Values only as $params; labels and types only from the closed sets; a total ORDER BY."""
     cypher = load_catalog()[name].cypher
     code = re.sub(r"//[^\n]*", "", cypher)
+    code = FULLTEXT_LOOKUP.sub("", code)       # the one procedure call allowed (see the test below)
     literals = re.findall(r"'([^']*)'", code)
     assert set(literals) <= {"out", "in", "Paper", "-", "->", "<-"}, literals
     assert '"' not in code
@@ -70,6 +71,36 @@ def test_cypher_is_parameterised_and_ordered(name: str) -> None:
                             "IN_COLLECTION", *RELATION_TYPES}, word
     assert "ORDER BY" in code and load_catalog()[name].ordered
     assert not re.search(r"\b(CREATE|MERGE|SET|DELETE|REMOVE|CALL|LOAD)\b", code)
+
+
+# The only procedure the catalog may call: an exact lookup in one of schema.cypher's full-text
+# indexes, by a `$<param>_query` term, re-checked at once with `$<param>_key IN node.keys` (entities)
+# or `$<param> IN node.ids` (papers).
+FULLTEXT_LOOKUP = re.compile(r"CALL db\.index\.fulltext\.queryNodes\("
+                             r"'(paperkg_entity_keys|paperkg_paper_ids)', "
+                             r"\$(\w+)_(?:query|queries\[\w+\])\) YIELD node AS (\w+)\s+"
+                             r"WHERE \$\2(?:_keys?)?(?:\[\w+\])? IN \3\.(keys|ids)\b")
+
+
+@pytest.mark.parametrize("name", sorted(NAMES))
+def test_names_and_ids_are_looked_up_through_the_fulltext_indexes(name: str) -> None:
+    """Every entity parameter is found through the full-text index over entity keys (not a scan of
+    all entities), every paper id that is not a paper's own through the one over paper ids, and each
+    lookup is re-checked exactly, so the index narrows and never decides."""
+    query = load_catalog()[name]
+    code = re.sub(r"//[^\n]*", "", query.cypher)
+    found = [(m.group(1), m.group(2), m.group(4)) for m in FULLTEXT_LOOKUP.finditer(code)]
+    entity_params = sorted(p.name for p in query.params if p.type in ("entity", "entities"))
+    assert sorted(n for index, n, prop in found if (index, prop) == ("paperkg_entity_keys", "keys")) \
+        == entity_params
+    assert [n for index, n, prop in found if (index, prop) == ("paperkg_paper_ids", "ids")] \
+        == [p.name for p in query.params if p.type == "paper"]
+    assert len(found) == code.count("CALL ")
+    schema = resources.files("paperkg.graph").joinpath("schema.cypher").read_text()
+    for index, _, _ in found:
+        assert f"CREATE FULLTEXT INDEX {index} IF NOT EXISTS" in schema
+    if entity_params:     # no entity is matched by label and a scan of keys any more
+        assert not re.search(r"\$\w+_keys?(\[\w+\])? IN \w+\.keys", FULLTEXT_LOOKUP.sub("", code))
 
 
 def test_entity_label_unions_are_the_closed_set() -> None:
@@ -98,7 +129,8 @@ def test_catalog_is_parsed_once() -> None:
 GOOD = """// name: sample
 // description: A sample.
 // param: name entity required example=GRPO
-MATCH (e) WHERE $name_key IN e.keys RETURN e.id AS id ORDER BY id
+CALL db.index.fulltext.queryNodes('paperkg_entity_keys', $name_query) YIELD node AS e
+WHERE $name_key IN e.keys RETURN e.id AS id ORDER BY id
 """
 
 
@@ -110,7 +142,8 @@ MATCH (e) WHERE $name_key IN e.keys RETURN e.id AS id ORDER BY id
     (GOOD.replace("entity required", "string required"), "unknown param type"),
     (GOOD.replace("entity required", "entity optional"), "needs a default"),
     (GOOD.replace("$name_key", "$other"), "undeclared params"),
-    (GOOD.rsplit("MATCH", 1)[0], "no Cypher"),
+    (GOOD.rsplit("CALL", 1)[0], "no Cypher"),
+    (GOOD.replace("$name_query", "'grpo'"), "never uses: ['name_query']"),
     (GOOD.replace("// name: sample", "// name: sample\n// colour: red"), "unknown header field"),
     (GOOD.replace("example=GRPO", "example=---"), "no letters or digits"),
     (GOOD.replace("// param: name entity required example=GRPO",
@@ -126,4 +159,4 @@ def test_header_problems_are_reported_with_the_file(text: str, problem: str) -> 
 def test_good_header_parses() -> None:
     query = parse_query(GOOD, "sample.cypher")
     assert query.name == "sample" and query.params[0].example == "GRPO"
-    assert query.cypher.startswith("MATCH")
+    assert query.cypher.startswith("CALL")

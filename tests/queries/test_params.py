@@ -80,8 +80,10 @@ def test_strings_and_json_values_mean_the_same() -> None:
 
 
 def test_normalisation() -> None:
-    assert values("entity", {"name": "Qwen3 8B"}) == {"name_key": "qwen38b"}
-    assert values("entity", {"name": "QWEN3\u20118b"}) == {"name_key": "qwen38b"}   # non-breaking hyphen
+    assert values("entity", {"name": "Qwen3 8B"}) == {"name_key": "qwen38b", "name_query": '"qwen38b"'}
+    assert values("entity", {"name": "QWEN3\u20118b"})["name_key"] == "qwen38b"   # non-breaking hyphen
+    assert values("papers_with_all", {"names": "C++, a\\b"}) == {"names_keys": ["c++", "a\\b"],
+                                                                  "names_queries": ['"c++"', '"a\\\\b"']}
     assert values("entity_search", {"q": "Policy Opt"}) == {"q_key": "policyopt", "type": None,
                                                             "limit": 20, "skip": 0}
     assert values("top_entities", {"type": "dataset"}) == {"type": "Dataset", "limit": 20}
@@ -112,10 +114,24 @@ def test_run_cypher_dispatches_by_store_kind() -> None:
         def run_user_cypher(self, text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
             return [{"text": text, "params": params}]
 
-        def run_read(self, text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        def run_catalog(self, text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
             return [{"cypher": text, "params": params}]
 
     assert run_cypher(FakeNeo4j(), "RETURN 1", {"a": 1}) == [{"text": "RETURN 1", "params": {"a": 1}}]
     row = run_named(FakeNeo4j(), "entity", {"name": "Group Relative"})[0]
-    assert row["params"] == {"name_key": "grouprelative"}
+    assert row["params"] == {"name_key": "grouprelative", "name_query": '"grouprelative"'}
     assert row["cypher"] == load_catalog()["entity"].cypher
+
+
+@pytest.mark.parametrize(("key", "term"), [
+    ("grpo", '"grpo"'),
+    ("c++", '"c++"'),                       # no escaping needed inside a phrase
+    ("a:b/c(d)*?~^[]{}!&&||", '"a:b/c(d)*?~^[]{}!&&||"'),
+    ('say"hi"', '"say\\"hi\\""'),
+    ("back\\slash", '"back\\\\slash"'),
+    ("trail\\", '"trail\\\\"'),           # an escaped backslash cannot escape the closing quote
+])
+def test_fulltext_term_quotes_and_escapes_only_what_a_phrase_needs(key: str, term: str) -> None:
+    from paperkg.queries.params import fulltext_term
+
+    assert fulltext_term(key) == term

@@ -10,7 +10,8 @@ import pytest
 
 from paperkg.graph.corpus import Corpus
 from paperkg.graph.model import KnowledgeGraph
-from tests.queries.graphs import random_graph, tiny_graph
+from paperkg.queries.runner import run_named
+from tests.queries.graphs import NEAR_MISSES, SPECIAL_NAMES, random_graph, special_names_graph, tiny_graph
 from tests.queries.parity import GraphOnly, cases, compare
 
 pytestmark = pytest.mark.neo4j
@@ -81,3 +82,29 @@ def test_shortest_paths_of_every_length(neo4j_store: Any, seed: int, per_paper: 
     todo = [("shortest_path", {"from": rng.choice(aliases), "to": rng.choice(aliases)}) for _ in range(50)]
     problems = compare(embedded, neo4j, todo)
     assert not problems, "\n".join(problems[:10])
+
+
+def test_names_with_lucene_syntax(neo4j_store: Any) -> None:
+    """On Neo4j entity names go through a full-text (Lucene) index: names made of Lucene's special
+    characters, and near misses of them, must give exactly the embedded store's rows in every
+    catalog query that takes a name (the index narrows, `$key IN e.keys` decides)."""
+    from paperkg.queries.catalog import load_catalog
+
+    embedded, neo4j = _both(neo4j_store, special_names_graph())
+    names = [a for _, aliases in SPECIAL_NAMES for a in aliases] + list(NEAR_MISSES)
+    todo: list[tuple[str, dict[str, Any]]] = []
+    for qname, query in sorted(load_catalog().items()):
+        declared = {p.name: p.type for p in query.params}
+        if declared.get("name") == "entity":
+            todo += [(qname, {"name": n}) for n in names]
+    pairs = list(zip(names, names[1:] + names[:1], strict=True))
+    todo += [("papers_with_all", {"names": [a, b]}) for a, b in pairs]
+    todo += [("shortest_path", {"from": a, "to": b}) for a, b in pairs]
+    todo += [("entity_search", {"q": q}) for q in ("c+", "4.5", "(x", "q*", "k\\", '"e', "x.y", "&&b", "n?",
+                                                    "^2", "[cls]", "and", "or", "//x", "$r")]
+    problems = compare(embedded, neo4j, todo)
+    assert not problems, "\n".join(problems[:10])
+    # the names really are found (not two empty answers agreeing)
+    for _, aliases in SPECIAL_NAMES:
+        for alias in aliases:
+            assert run_named(neo4j, "entity", {"name": alias}), alias
