@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import numpy
+from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.language import Language
 from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc, Span
@@ -589,10 +590,25 @@ _GENERIC_NORM = {_norm(g) for g in GENERIC}
 TYPED_BY_TYPER = ("acro", "shape", "intro")
 
 
-def span_features(doc: Doc, start: int, end: int) -> list[str]:
+class TokenView:
+    """Per-token strings of one Doc, read once (creating spaCy Token objects one by one is slow)."""
+
+    def __init__(self, doc: Doc) -> None:
+        self.text = doc_text(doc)
+        self.lowers = [t.lower_ for t in doc]
+        self.starts = doc.to_array("IDX").tolist()
+        self.lengths = [len(t) for t in doc]
+
+    def surface(self, start: int, end: int) -> str:
+        return self.text[self.starts[start]:self.starts[end - 1] + self.lengths[end - 1]]
+
+
+def span_features(doc: Doc, start: int, end: int, view: TokenView | None = None) -> list[str]:
     """Sparse features of the span doc[start:end] for the typer: its words, head, shape, neighbours."""
-    words = [doc[i].lower_ for i in range(start, end)]
-    surface = doc[start:end].text
+    view = view or TokenView(doc)
+    lowers = view.lowers
+    words = lowers[start:end]
+    surface = view.surface(start, end)
     head = words[-1]
     feats = ["bias", f"head={head}", f"first={words[0]}", f"suf3={head[-3:]}", f"len={min(len(words), 5)}"]
     feats += [f"w={w}" for w in words if w.isalnum()]
@@ -608,8 +624,9 @@ def span_features(doc: Doc, start: int, end: int) -> list[str]:
         feats.append("shape=lower")
     if any(c.isdigit() for c in surface):
         feats.append("shape=digit")
+    n = len(lowers)
     for k, i in (("p1", start - 1), ("p2", start - 2), ("n1", end), ("n2", end + 1)):
-        feats.append(f"{k}={doc[i].lower_ if 0 <= i < len(doc) else '<s>'}")
+        feats.append(f"{k}={lowers[i] if 0 <= i < n else '<s>'}")
     return feats
 
 
@@ -619,6 +636,8 @@ class SpanTyper:
     def __init__(self, labels: list[str], weights: dict[str, list[float]]) -> None:
         self.labels = labels
         self.weights = weights
+        self._matrix: numpy.ndarray | None = None
+        self._rows: dict[str, int] = {}
 
     @classmethod
     def from_disk(cls, path: str | Path) -> SpanTyper:
@@ -642,14 +661,112 @@ class SpanTyper:
         total = sum(exps)
         return [e / total for e in exps]
 
+    def batch_probabilities(self, feature_lists: list[list[str]]) -> numpy.ndarray:
+        """Probabilities for many instances at once: (n instances, n labels)."""
+        if self._matrix is None:
+            self._rows = {f: i for i, f in enumerate(self.weights)}
+            self._matrix = numpy.array(list(self.weights.values()) or [[0.0] * len(self.labels)])
+        rows = self._rows
+        idx, starts = [], []
+        for feats in feature_lists:
+            starts.append(len(idx))
+            idx.extend(rows[f] for f in feats if f in rows)
+            if len(idx) == starts[-1]:
+                idx.append(-1)  # no known feature: a zero row appended below
+        matrix = numpy.vstack([self._matrix, numpy.zeros((1, len(self.labels)))])
+        scores = numpy.add.reduceat(matrix[numpy.array(idx)], numpy.array(starts), axis=0)
+        scores -= scores.max(axis=1, keepdims=True)
+        probs = numpy.exp(scores)
+        return probs / probs.sum(axis=1, keepdims=True)
+
     def predict(self, doc: Doc, start: int, end: int) -> tuple[str, float]:
         probs = self.probabilities(span_features(doc, start, end))
         best = max(range(len(probs)), key=probs.__getitem__)
         return self.labels[best], probs[best]
 
 
+# --------------------------------------------------------------------------------------------
+# Learned phrase finder: stop-word-delimited chunks, their prefixes and suffixes, scored by a softmax
+# regression with an `O` (no entity) label
+# --------------------------------------------------------------------------------------------
+_CHUNK_BREAK = frozenset(STOP_WORDS) | {
+    "propose", "proposes", "proposed", "show", "shows", "shown", "achieve", "achieves", "achieving",
+    "improve", "improves", "improving", "improved", "use", "uses", "using", "used", "based", "present",
+    "presents", "introduce", "introduces", "demonstrate", "demonstrates", "novel", "new", "existing",
+    "prior", "various", "several", "different", "leads", "lead", "enables", "enable", "allows", "allow",
+    "yields", "provides", "provide", "require", "requires", "remains", "via", "outperforms", "outperform",
+    "approach", "method", "framework", "methods", "approaches", "results", "performance", "paper", "work",
+    "study", "effective", "efficient", "significantly", "challenging", "key", "e.g.", "i.e.", "et", "al",
+}
+_CHUNK_GLUE = {"-", "$", "+", "/", "\u2010", "\u2011", "\u2013", "^", "_", "{", "}"}
+MAX_PHRASE = 6
+
+
+def phrase_chunks(doc: Doc) -> list[tuple[int, int]]:
+    """Maximal token runs without stop words or punctuation (hyphens, `$`, `/` glue words together)."""
+    out = []
+    start = None
+    for tok in doc:
+        brk = tok.lower_ in _CHUNK_BREAK or tok.is_space or (tok.is_punct and tok.text not in _CHUNK_GLUE)
+        if brk:
+            if start is not None:
+                out.append((start, tok.i))
+            start = None
+        elif start is None:
+            start = tok.i
+    if start is not None:
+        out.append((start, len(doc)))
+    return out
+
+
+def phrase_candidates(chunk: tuple[int, int]) -> list[tuple[int, int]]:
+    """The prefixes and suffixes (at most MAX_PHRASE tokens) of a chunk, the whole chunk included."""
+    a, b = chunk
+    cands = {(k, b) for k in range(a, b) if b - k <= MAX_PHRASE}
+    cands |= {(a, k) for k in range(a + 1, b + 1) if k - a <= MAX_PHRASE}
+    return sorted(cands)
+
+
+def phrase_features(doc: Doc, start: int, end: int, chunk: tuple[int, int], view: TokenView) -> list[str]:
+    feats = span_features(doc, start, end, view)
+    feats.append("pos=" + ("full" if (start, end) == chunk else "suffix" if end == chunk[1] else "prefix"))
+    surface = view.surface(start, end)
+    feats.append(f"rep={min(view.text.count(surface), 3)}")
+    if view.lowers[start] in _CHUNK_GLUE or view.lowers[end - 1] in _CHUNK_GLUE:
+        feats.append("edge=glue")
+    return feats
+
+
+def find_learned_phrases(doc: Doc, model: SpanTyper, min_prob: float) -> list[Span]:
+    """Non-overlapping phrases that are an entity with probability >= `min_prob` (1 - P(O)), typed by the
+    most probable entity label; overlaps go to the more probable phrase."""
+    view = TokenView(doc)
+    chunks = phrase_chunks(doc)
+    cands = [(chunk, start, end) for chunk in chunks for start, end in phrase_candidates(chunk)]
+    if not cands:
+        return []
+    probs = model.batch_probabilities([phrase_features(doc, s, e, c, view) for c, s, e in cands])
+    none = model.labels.index("O")
+    entity = 1.0 - probs[:, none]
+    probs[:, none] = -1.0
+    best = probs.argmax(axis=1)
+    by_chunk: dict[tuple[int, int], list] = {}
+    for k in numpy.flatnonzero(entity >= min_prob).tolist():
+        chunk, start, end = cands[k]
+        by_chunk.setdefault(chunk, []).append((entity[k], start, end, model.labels[best[k]]))
+    spans = []
+    for scored in by_chunk.values():
+        taken: set[int] = set()
+        for _prob, start, end, label in sorted(scored, reverse=True):
+            if not taken.intersection(range(start, end)):
+                taken.update(range(start, end))
+                spans.append(Span(doc, start, end, label=label, kb_id="phrase"))
+    return spans
+
+
 # candidate sources, strongest first; a candidate is kept when it overlaps nothing kept before it
-SOURCE_RANK = {"acro": 0, "model": 1, "gaz_exact": 2, "intro": 3, "gaz_lower": 4, "shape": 5, "ner": 6}
+SOURCE_RANK = {"acro": 0, "model": 1, "gaz_exact": 2, "intro": 3, "gaz_lower": 4, "shape": 5, "ner": 6,
+               "phrase": 7}
 
 
 def _source_of(span: Span) -> str:
@@ -718,9 +835,11 @@ def spans_from_biluo_tags(doc: Doc) -> list[Span]:
     return spans
 
 
-def collect_candidates(doc: Doc) -> list[Span]:
-    """Rule candidates (kb_id = source) plus the NER's entities (source `ner`), cleaned."""
+def collect_candidates(doc: Doc, phrases: SpanTyper | None = None, phrase_prob: float = 0.3) -> list[Span]:
+    """Rule candidates (kb_id = source), learned phrases (`phrase`) and the NER's entities (`ner`)."""
     cands = list(doc.spans[CANDS]) if CANDS in doc.spans else []
+    if phrases is not None:
+        cands.extend(find_learned_phrases(doc, phrases, phrase_prob))
     predicted = list(doc.ents) or spans_from_biluo_tags(doc)
     if not predicted:
         return cands
@@ -747,7 +866,8 @@ def is_generic(text: str) -> bool:
     return low in _GENERIC_NORM or low.rstrip("s") in _GENERIC_NORM
 
 
-def resolve_mentions(doc: Doc, typer: SpanTyper | None = None, min_prob: float = 0.8) -> list[Span]:
+def resolve_mentions(doc: Doc, typer: SpanTyper | None = None, min_prob: float = 0.8,
+                     phrases: SpanTyper | None = None, phrase_prob: float = 0.3) -> list[Span]:
     """Pick non-overlapping typed spans from the candidates; type acronyms from their long forms;
     add every further occurrence of a found surface string; drop generic kinds. With a `typer`, spans
     that rules typed by guesswork (acronym long forms, name shapes, introduced phrases) take its type
@@ -755,11 +875,11 @@ def resolve_mentions(doc: Doc, typer: SpanTyper | None = None, min_prob: float =
     text = doc_text(doc)
     # (rank, start, end, text, label, source) tuples: cheaper than Span objects
     cands = [(SOURCE_RANK.get(_source_of(s), 9), s.start, s.end, s.start_char, s.text, s.label_,
-              _source_of(s)) for s in collect_candidates(doc)]
+              _source_of(s)) for s in collect_candidates(doc, phrases, phrase_prob)]
     cands.sort(key=lambda c: (c[0], c[1] - c[2], c[1]))
     typed_by_text: dict[str, str] = {}
     for c in cands:
-        if c[5] not in ("LONG", "SHORT") and c[6] not in ("shape", "ner"):
+        if c[5] not in ("LONG", "SHORT") and c[6] not in ("shape", "ner", "phrase"):
             typed_by_text.setdefault(c[4], c[5])
     intro_long = {c[4] for c in cands if c[5] == "LONG" and has_intro_cue(text, c[3])}
     alias_type: dict[str, str] = {}
@@ -882,13 +1002,16 @@ def detect_introduced(doc: Doc, spans: list[Span]) -> list[list[int]]:
 
 
 class MentionResolver:
-    def __init__(self, name: str, typer: str | None = None, min_prob: float = 0.8) -> None:
+    def __init__(self, name: str, typer: str | None = None, min_prob: float = 0.8, phrases: str | None = None,
+                 phrase_prob: float = 0.3) -> None:
         self.name = name
         self.typer = SpanTyper.from_disk(typer) if typer else None
         self.min_prob = min_prob
+        self.phrases = SpanTyper.from_disk(phrases) if phrases else None
+        self.phrase_prob = phrase_prob
 
     def __call__(self, doc: Doc) -> Doc:
-        final = resolve_mentions(doc, self.typer, self.min_prob)
+        final = resolve_mentions(doc, self.typer, self.min_prob, self.phrases, self.phrase_prob)
         doc.spans[FINAL] = final
         doc._.paperkg_introduced = detect_introduced(doc, final)
         if doc._.paperkg_aliases is None:
@@ -914,9 +1037,11 @@ def make_gazetteer(nlp: Language, name: str, path: str | None) -> GazetteerMatch
     return GazetteerMatcher(nlp, name, path)
 
 
-@Language.factory("paperkg_resolver", default_config={"typer": None, "min_prob": 0.8})
-def make_resolver(nlp: Language, name: str, typer: str | None, min_prob: float) -> MentionResolver:
-    return MentionResolver(name, typer, min_prob)
+@Language.factory("paperkg_resolver",
+                  default_config={"typer": None, "min_prob": 0.8, "phrases": None, "phrase_prob": 0.3})
+def make_resolver(nlp: Language, name: str, typer: str | None, min_prob: float, phrases: str | None,
+                  phrase_prob: float) -> MentionResolver:
+    return MentionResolver(name, typer, min_prob, phrases, phrase_prob)
 
 
 # --------------------------------------------------------------------------------------------

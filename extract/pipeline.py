@@ -33,7 +33,7 @@ CHUNK_CHARS = 100_000
 
 
 def build_nlp(mode: str = "default", ner_path: str | Path | None = None,
-              typer_path: str | Path | None = None) -> Language:
+              typer_path: str | Path | None = None, phrases_path: str | Path | None = None) -> Language:
     """A blank English pipeline with paperkg's components; `rules` leaves out the learned parts.
 
     `default` adds the learned span typer (`model/typer.json`) and, if one was trained into `model/ner`,
@@ -44,7 +44,7 @@ def build_nlp(mode: str = "default", ner_path: str | Path | None = None,
     nlp = spacy.blank("en")
     factories.customize_tokenizer(nlp)
     nlp.add_pipe("sentencizer")
-    typer = None
+    typer = phrases = None
     if mode == "default":
         # the NER is optional (not shipped: too slow for the speed target, see README); the typer is not
         ner_dir = _learned_path(ner_path, MODEL_DIR / "ner", quiet=True)
@@ -54,10 +54,12 @@ def build_nlp(mode: str = "default", ner_path: str | Path | None = None,
                 nlp.add_pipe(name, source=trained, after="sentencizer")
         typer_file = _learned_path(typer_path, MODEL_DIR / "typer.json")
         typer = str(typer_file) if typer_file is not None else None
+        phrases_file = _learned_path(phrases_path, MODEL_DIR / "phrases.json")
+        phrases = str(phrases_file) if phrases_file is not None else None
     nlp.add_pipe("paperkg_acronyms")
     nlp.add_pipe("paperkg_model_names")
     nlp.add_pipe("paperkg_gazetteer")
-    nlp.add_pipe("paperkg_resolver", config={"typer": typer})
+    nlp.add_pipe("paperkg_resolver", config={"typer": typer, "phrases": phrases})
     return nlp
 
 
@@ -134,8 +136,8 @@ Piece = tuple[str, tuple[str, int, int]]  # (text, (paper_id, offset, number of 
 _WORKER: dict = {}
 
 
-def _init_worker(mode: str, ner_path: str | None, typer_path: str | None) -> None:
-    _WORKER["nlp"] = build_nlp(mode, ner_path=ner_path, typer_path=typer_path)
+def _init_worker(mode: str, paths: dict[str, str | None]) -> None:
+    _WORKER["nlp"] = build_nlp(mode, **paths)
 
 
 def _run_batch(nlp: Language, batch: list[Piece]) -> list[tuple[Extraction, tuple[str, int, int]]]:
@@ -156,13 +158,13 @@ class Extractor:
     """Entities, aliases and relations from abstracts, as `paperkg.extract.records.Extraction`."""
 
     def __init__(self, mode: str = "default", n_process: int = 1, batch_size: int = 64,
-                 ner_path: str | Path | None = None, typer_path: str | Path | None = None) -> None:
+                 ner_path: str | Path | None = None, typer_path: str | Path | None = None,
+                 phrases_path: str | Path | None = None) -> None:
         self.mode = mode
         self.n_process = max(1, int(n_process))
         self.batch_size = max(1, int(batch_size))
-        self.ner_path = ner_path
-        self.typer_path = typer_path
-        self.nlp = build_nlp(mode, ner_path=ner_path, typer_path=typer_path)
+        self.paths = {"ner_path": ner_path, "typer_path": typer_path, "phrases_path": phrases_path}
+        self.nlp = build_nlp(mode, **self.paths)
         self.limit = min(CHUNK_CHARS, self.nlp.max_length)
 
     def _pieces(self, papers: Iterable[tuple[str, str]]) -> Iterator[Piece]:
@@ -197,9 +199,8 @@ class Extractor:
         # worker processes each run the pipeline and send back plain records (no Doc serialisation)
         ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods()
                                           else "spawn")
-        with ctx.Pool(self.n_process, initializer=_init_worker,
-                      initargs=(self.mode, str(self.ner_path) if self.ner_path else None,
-                                str(self.typer_path) if self.typer_path else None)) as pool:
+        paths = {k: str(v) if v else None for k, v in self.paths.items()}
+        with ctx.Pool(self.n_process, initializer=_init_worker, initargs=(self.mode, paths)) as pool:
             for results in pool.imap(_worker_batch, self._batches(papers)):
                 yield from results
 

@@ -38,10 +38,12 @@ def instances(nlp, records: list[dict]) -> list[tuple[list[str], int]]:
     out = []
     for rec in records:
         doc = nlp.make_doc(rec["abstract"])
+        view = factories.TokenView(doc)
         for start, end, etype in data.gold_char_spans(rec["abstract"], rec.get("entities", [])):
             span = doc.char_span(start, end)
             if span is not None and etype in ENTITY_TYPES:
-                out.append((factories.span_features(doc, span.start, span.end), ENTITY_TYPES.index(etype)))
+                feats = factories.span_features(doc, span.start, span.end, view)
+                out.append((feats, ENTITY_TYPES.index(etype)))
     return out
 
 
@@ -74,6 +76,72 @@ def train(examples: list[tuple[list[str], int]], epochs: int, l2: float, lr: flo
     return factories.SpanTyper(list(ENTITY_TYPES), kept)
 
 
+PHRASE_LABELS = ["O", *ENTITY_TYPES]
+
+
+def phrase_instances(nlp, records: list[dict]) -> list[tuple[list[str], int]]:
+    """Every chunk prefix/suffix of every training abstract, labelled with the gold type of the
+    occurrence it matches exactly, or `O`."""
+    out = []
+    for rec in records:
+        doc = nlp.make_doc(rec["abstract"])
+        gold = {}
+        for start, end, etype in data.gold_char_spans(rec["abstract"], rec.get("entities", [])):
+            span = doc.char_span(start, end)
+            if span is not None and etype in ENTITY_TYPES:
+                gold[(span.start, span.end)] = etype
+        view = factories.TokenView(doc)
+        for chunk in factories.phrase_chunks(doc):
+            for start, end in factories.phrase_candidates(chunk):
+                label = gold.get((start, end), "O")
+                feats = factories.phrase_features(doc, start, end, chunk, view)
+                out.append((feats, PHRASE_LABELS.index(label)))
+    return out
+
+
+def train_dense(examples: list[tuple[list[str], int]], labels: list[str], epochs: int, l2: float,
+                lr: float, min_count: int) -> factories.SpanTyper:
+    """Full-batch Adam on the softmax cross-entropy with L2, vectorised with numpy (many instances)."""
+    import numpy as np
+
+    counts = Counter(f for feats, _ in examples for f in set(feats))
+    names = sorted(f for f, c in counts.items() if c >= min_count)
+    index = {f: i for i, f in enumerate(names)}
+    rows = [[index[f] for f in feats if f in index] for feats, _ in examples]
+    lengths = np.array([len(r) for r in rows])
+    keep = lengths > 0
+    rows = [r for r, k in zip(rows, keep, strict=True) if k]
+    y = np.array([lab for (_, lab), k in zip(examples, keep, strict=True) if k])
+    indices = np.array([i for r in rows for i in r])
+    owner = np.repeat(np.arange(len(rows)), [len(r) for r in rows])
+    n, n_labels = len(rows), len(labels)
+    onehot = np.eye(n_labels)[y]
+    weights = np.zeros((len(names), n_labels))
+    m = np.zeros_like(weights)
+    v = np.zeros_like(weights)
+    for step in range(1, epochs + 1):
+        scores = np.zeros((n, n_labels))
+        np.add.at(scores, owner, weights[indices])
+        scores -= scores.max(axis=1, keepdims=True)
+        probs = np.exp(scores)
+        probs /= probs.sum(axis=1, keepdims=True)
+        resid = (probs - onehot) / n
+        grad = np.zeros_like(weights)
+        np.add.at(grad, indices, resid[owner])
+        grad += l2 * weights
+        m = 0.9 * m + 0.1 * grad
+        v = 0.999 * v + 0.001 * grad * grad
+        weights -= lr * (m / (1 - 0.9 ** step)) / (np.sqrt(v / (1 - 0.999 ** step)) + 1e-8)
+    kept = {f: [round(float(w), 4) for w in weights[i]] for f, i in index.items()
+            if np.abs(weights[i]).max() >= 1e-3}
+    return factories.SpanTyper(labels, kept)
+
+
+def train_phrases(nlp, records, args) -> factories.SpanTyper:
+    return train_dense(phrase_instances(nlp, records), PHRASE_LABELS, args.phrase_epochs, args.phrase_l2,
+                       args.phrase_lr, args.min_count)
+
+
 def cross_validate(records, args, shared: Path) -> dict:
     from paperkg.extract.pipeline import Extractor
     from paperkg.extract.training.evaluate import load_scorer
@@ -92,8 +160,15 @@ def cross_validate(records, args, shared: Path) -> dict:
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "typer.json"
             typer.to_disk(path)
-            extractor = Extractor(ner_path=ner, typer_path=path)
-            extractor.nlp.get_pipe("paperkg_resolver").min_prob = args.min_prob
+            phrases_path = "none"
+            if args.phrase_prob < 1:
+                phrases_path = Path(tmp) / "phrases.json"
+                rest = [records[i] for i in order if i not in held_set]
+                train_phrases(nlp, rest, args).to_disk(phrases_path)
+            extractor = Extractor(ner_path=ner, typer_path=path, phrases_path=phrases_path)
+            resolver = extractor.nlp.get_pipe("paperkg_resolver")
+            resolver.min_prob = args.min_prob
+            resolver.phrase_prob = args.phrase_prob
             for ex in extractor.extract((records[i]["id"], records[i]["abstract"]) for i in held):
                 preds[ex.paper_id] = ex.to_json()
     return scorer.score({r["id"]: r for r in records}, preds)
@@ -117,6 +192,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--cv", type=int, default=0, help="k-fold CV on train, no save")
     parser.add_argument("--cv-ner", default="", help="fold NER models (DIR/fold<k>) to use in CV")
     parser.add_argument("--min-prob", type=float, default=0.8, help="CV only: typer confidence to use")
+    parser.add_argument("--phrase-prob", type=float, default=0.3,
+                        help="CV only: phrase-finder confidence to use (1 = no phrase finder)")
+    parser.add_argument("--phrase-epochs", type=int, default=150)
+    parser.add_argument("--phrase-l2", type=float, default=1e-4)
+    parser.add_argument("--phrase-lr", type=float, default=0.05)
+    parser.add_argument("--phrases-out", default=str(OUT.with_name("phrases.json")))
     args = parser.parse_args(argv)
     shared = Path(args.shared)
     records = data.read_jsonl(shared / "gold" / "train.jsonl")
@@ -132,12 +213,16 @@ def main(argv: list[str] | None = None) -> None:
     examples = instances(blank(), records)
     typer = train(examples, args.epochs, args.l2, args.lr, args.min_count, args.seed)
     typer.to_disk(args.out)
-    meta = {"trained_on": "gold/train.jsonl", "instances": len(examples), "features": len(typer.weights),
+    phrases = train_phrases(blank(), records, args)
+    phrases.to_disk(args.phrases_out)
+    meta = {"trained_on": "gold/train.jsonl", "typer_instances": len(examples),
+            "typer_features": len(typer.weights), "phrase_features": len(phrases.weights),
             "seconds": round(time.time() - started, 1),
             "args": {k: v for k, v in vars(args).items() if k not in ("shared", "out")}}
     Path(args.out).with_suffix(".meta.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
-    print(f"saved typer to {args.out} ({Path(args.out).stat().st_size / 1e3:.0f} kB, {len(examples)} "
-          f"instances, {len(typer.weights)} features) in {meta['seconds']}s", file=sys.stderr)
+    print(f"saved typer to {args.out} ({Path(args.out).stat().st_size / 1e3:.0f} kB) and phrase finder to "
+          f"{args.phrases_out} ({Path(args.phrases_out).stat().st_size / 1e3:.0f} kB) in {meta['seconds']}s",
+          file=sys.stderr)
 
 
 if __name__ == "__main__":
