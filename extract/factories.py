@@ -988,7 +988,7 @@ def detect_introduced(doc: Doc, spans: list[Span]) -> list[list[int]]:
         seen.add(s.text)
         if s.kb_id_ == "intro" or _INTRO_RE.search(left):
             out.append([s.start_char, s.end_char])
-        elif first and s.kb_id_ in ("acro", "shape") and s.label_ in ("Method", "Model") and (
+        elif first and s.kb_id_ in ("acro", "shape", "phrase") and s.label_ in ("Method", "Model") and (
                 _introduced_later_in_sentence(text[sent.start_char:s.start_char])
                 or _APPOSITIVE_RE.match(text, s.end_char)):
             # a new name (no gazetteer entry) first seen in `we propose ... X` or in `X, a novel method`
