@@ -590,14 +590,22 @@ _GENERIC_NORM = {_norm(g) for g in GENERIC}
 TYPED_BY_TYPER = ("acro", "shape", "intro")
 
 
+_DIGIT = re.compile(r"\d")
+
+
 class TokenView:
     """Per-token strings of one Doc, read once (creating spaCy Token objects one by one is slow)."""
 
     def __init__(self, doc: Doc) -> None:
+        from spacy.attrs import IDX, IS_PUNCT, IS_SPACE, LENGTH, LOWER
+
         self.text = doc_text(doc)
-        self.lowers = [t.lower_ for t in doc]
-        self.starts = doc.to_array("IDX").tolist()
-        self.lengths = [len(t) for t in doc]
+        arr = doc.to_array([LOWER, IDX, LENGTH, IS_PUNCT, IS_SPACE]).tolist() if len(doc) else []
+        strings = doc.vocab.strings
+        self.lowers = [strings[row[0]] for row in arr]
+        self.starts = [row[1] for row in arr]
+        self.lengths = [row[2] for row in arr]
+        self.breaks = [bool(row[3] or row[4]) for row in arr]
 
     def surface(self, start: int, end: int) -> str:
         return self.text[self.starts[start]:self.starts[end - 1] + self.lengths[end - 1]]
@@ -614,15 +622,16 @@ def span_features(doc: Doc, start: int, end: int, view: TokenView | None = None)
     feats += [f"w={w}" for w in words if w.isalnum()]
     if len(words) > 1:
         feats.append(f"head2={words[-2]}_{head}")
+    rest = surface[1:]
     if surface.isupper():
         feats.append("shape=upper")
-    elif any(c.isupper() for c in surface[1:]):
+    elif rest != rest.lower():
         feats.append("shape=innercap")
     elif surface[:1].isupper():
         feats.append("shape=title")
     else:
         feats.append("shape=lower")
-    if any(c.isdigit() for c in surface):
+    if _DIGIT.search(surface):
         feats.append("shape=digit")
     n = len(lowers)
     for k, i in (("p1", start - 1), ("p2", start - 2), ("n1", end), ("n2", end + 1)):
@@ -665,22 +674,22 @@ class SpanTyper:
         """Probabilities for many instances at once: (n instances, n labels)."""
         if self._matrix is None:
             self._rows = {f: i for i, f in enumerate(self.weights)}
-            self._matrix = numpy.array(list(self.weights.values()) or [[0.0] * len(self.labels)])
+            rows_ = [*self.weights.values(), [0.0] * len(self.labels)]  # last row: unknown features
+            self._matrix = numpy.array(rows_)
         rows = self._rows
         idx, starts = [], []
+        get = rows.get
         for feats in feature_lists:
             starts.append(len(idx))
-            idx.extend(rows[f] for f in feats if f in rows)
-            if len(idx) == starts[-1]:
-                idx.append(-1)  # no known feature: a zero row appended below
-        matrix = numpy.vstack([self._matrix, numpy.zeros((1, len(self.labels)))])
-        scores = numpy.add.reduceat(matrix[numpy.array(idx)], numpy.array(starts), axis=0)
+            found = [r for r in map(get, feats) if r is not None]
+            idx.extend(found or (-1,))  # no known feature: the zero row at the end
+        scores = numpy.add.reduceat(self._matrix[numpy.array(idx)], numpy.array(starts), axis=0)
         scores -= scores.max(axis=1, keepdims=True)
         probs = numpy.exp(scores)
         return probs / probs.sum(axis=1, keepdims=True)
 
-    def predict(self, doc: Doc, start: int, end: int) -> tuple[str, float]:
-        probs = self.probabilities(span_features(doc, start, end))
+    def predict(self, doc: Doc, start: int, end: int, view: TokenView | None = None) -> tuple[str, float]:
+        probs = self.probabilities(span_features(doc, start, end, view))
         best = max(range(len(probs)), key=probs.__getitem__)
         return self.labels[best], probs[best]
 
@@ -702,20 +711,19 @@ _CHUNK_GLUE = {"-", "$", "+", "/", "\u2010", "\u2011", "\u2013", "^", "_", "{", 
 MAX_PHRASE = 6
 
 
-def phrase_chunks(doc: Doc) -> list[tuple[int, int]]:
+def phrase_chunks(view: TokenView) -> list[tuple[int, int]]:
     """Maximal token runs without stop words or punctuation (hyphens, `$`, `/` glue words together)."""
     out = []
     start = None
-    for tok in doc:
-        brk = tok.lower_ in _CHUNK_BREAK or tok.is_space or (tok.is_punct and tok.text not in _CHUNK_GLUE)
-        if brk:
+    for i, low in enumerate(view.lowers):
+        if low in _CHUNK_BREAK or (view.breaks[i] and low not in _CHUNK_GLUE):
             if start is not None:
-                out.append((start, tok.i))
+                out.append((start, i))
             start = None
         elif start is None:
-            start = tok.i
+            start = i
     if start is not None:
-        out.append((start, len(doc)))
+        out.append((start, len(view.lowers)))
     return out
 
 
@@ -741,7 +749,7 @@ def find_learned_phrases(doc: Doc, model: SpanTyper, min_prob: float) -> list[Sp
     """Non-overlapping phrases that are an entity with probability >= `min_prob` (1 - P(O)), typed by the
     most probable entity label; overlaps go to the more probable phrase."""
     view = TokenView(doc)
-    chunks = phrase_chunks(doc)
+    chunks = phrase_chunks(view)
     cands = [(chunk, start, end) for chunk in chunks for start, end in phrase_candidates(chunk)]
     if not cands:
         return []
@@ -884,11 +892,12 @@ def resolve_mentions(doc: Doc, typer: SpanTyper | None = None, min_prob: float =
     intro_long = {c[4] for c in cands if c[5] == "LONG" and has_intro_cue(text, c[3])}
     alias_type: dict[str, str] = {}
     long_spans = {c[4]: (c[1], c[2]) for c in cands if c[5] == "LONG"}
+    view = TokenView(doc) if typer is not None else None
     for long_text, short_text in doc._.paperkg_aliases or []:
         # a short form defined here may mean something else elsewhere: type it by its long form only
         etype = typed_by_text.get(long_text)
         if etype is None and typer is not None and long_text in long_spans:
-            label, prob = typer.predict(doc, *long_spans[long_text])
+            label, prob = typer.predict(doc, *long_spans[long_text], view)
             etype = label if prob >= min_prob else None
         etype = etype or type_from_head(long_text, long_text in intro_long)
         alias_type[long_text] = etype
@@ -902,7 +911,7 @@ def resolve_mentions(doc: Doc, typer: SpanTyper | None = None, min_prob: float =
         if label in ("LONG", "SHORT"):
             label = alias_type.get(span_text, "Method")
         elif typer is not None and source in TYPED_BY_TYPER and span_text not in surfaces:
-            guess, prob = typer.predict(doc, start, end)
+            guess, prob = typer.predict(doc, start, end, view)
             label = guess if prob >= min_prob else label
         taken[start:end] = b"\x01" * (end - start)
         kept.append((start, end, span_text, source))

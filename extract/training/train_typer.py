@@ -91,7 +91,7 @@ def phrase_instances(nlp, records: list[dict]) -> list[tuple[list[str], int]]:
             if span is not None and etype in ENTITY_TYPES:
                 gold[(span.start, span.end)] = etype
         view = factories.TokenView(doc)
-        for chunk in factories.phrase_chunks(doc):
+        for chunk in factories.phrase_chunks(view):
             for start, end in factories.phrase_candidates(chunk):
                 label = gold.get((start, end), "O")
                 feats = factories.phrase_features(doc, start, end, chunk, view)
