@@ -33,6 +33,20 @@ HERE = Path(__file__).resolve().parent
 OUT = HERE.parent / "model" / "ner"
 
 
+def tok2vec_config(width: int, depth: int, embed: int) -> dict:
+    """The one small CNN encoder both candidate architectures share, so they compare fairly."""
+    return {
+        "@architectures": "spacy.HashEmbedCNN.v2",
+        "pretrained_vectors": None,
+        "width": width,
+        "depth": depth,
+        "embed_size": embed,
+        "window_size": 1,
+        "maxout_pieces": 3,
+        "subword_features": True,
+    }
+
+
 def ner_config(width: int, depth: int, embed: int, hidden: int, maxout: int = 2) -> dict:
     return {"model": {
         "@architectures": "spacy.TransitionBasedParser.v2",
@@ -42,16 +56,7 @@ def ner_config(width: int, depth: int, embed: int, hidden: int, maxout: int = 2)
         "maxout_pieces": maxout,
         "use_upper": True,
         "nO": None,
-        "tok2vec": {
-            "@architectures": "spacy.HashEmbedCNN.v2",
-            "pretrained_vectors": None,
-            "width": width,
-            "depth": depth,
-            "embed_size": embed,
-            "window_size": 1,
-            "maxout_pieces": 3,
-            "subword_features": True,
-        },
+        "tok2vec": tok2vec_config(width, depth, embed),
     }}
 
 
@@ -64,16 +69,7 @@ def tagger_config(width: int, depth: int, embed: int) -> dict:
         "@architectures": "spacy.Tagger.v2",
         "nO": None,
         "normalize": False,
-        "tok2vec": {
-            "@architectures": "spacy.HashEmbedCNN.v2",
-            "pretrained_vectors": None,
-            "width": width,
-            "depth": depth,
-            "embed_size": embed,
-            "window_size": 1,
-            "maxout_pieces": 3,
-            "subword_features": True,
-        },
+        "tok2vec": tok2vec_config(width, depth, embed),
     }}
 
 
