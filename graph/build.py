@@ -15,7 +15,7 @@ from paperkg.graph.model import (
     node_key,
 )
 from paperkg.graph.normalize import compact_key
-from paperkg.graph.resolve import model_family, resolve
+from paperkg.graph.resolve import model_family, nested_mentions, resolve
 
 
 def _paper_node(entry: PaperEntry) -> Node:
@@ -47,6 +47,7 @@ def build_graph(corpus: Corpus) -> KnowledgeGraph:
 
     extracted = [(e.id, e.extraction) for e in corpus if e.extraction is not None]
     res = resolve(extracted)
+    nested = nested_mentions(extracted, res)
     ids = {c: entity_id(res.label[c], res.canonical[c]) for c in res.label}
     papers_of: dict[str, set[str]] = defaultdict(set)
     introduced_by: dict[str, set[str]] = defaultdict(set)
@@ -59,6 +60,8 @@ def build_graph(corpus: Corpus) -> KnowledgeGraph:
             cluster = res.cluster_of.get((pid, m.text))
             if cluster is None:
                 continue
+            per_entity[cluster].append(m)
+        for cluster, m in nested.get(pid, ()):
             per_entity[cluster].append(m)
         for cluster, mentions in sorted(per_entity.items()):
             eid = ids[cluster]

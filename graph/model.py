@@ -9,7 +9,8 @@ Properties (Neo4j-compatible: scalars and lists of scalars only; absent rather t
   included), keys (`name_key` of each alias: what lookups match), paper_count, introduced_count,
   family? (Model only: `Qwen3` for `Qwen3-8B`)
 - `IN_COLLECTION` Paper->Collection: (none)
-- `MENTIONS` Paper->entity: count, sentences, starts, ends, surfaces (parallel lists, one per mention)
+- `MENTIONS` Paper->entity: count, sentences, starts, ends, surfaces (parallel lists, one per mention;
+  a name written inside a longer one counts: `Tiny-ImageNet` also mentions `ImageNet`)
 - `INTRODUCES` Paper->entity: sentence
 - relations entity->entity: papers (supporting paper ids, sorted), support (= len(papers)),
   evidence (one sentence per supporting paper, parallel to papers)

@@ -19,8 +19,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
-from paperkg.extract.records import Extraction
-from paperkg.graph.normalize import compact_key, name_key
+from paperkg.extract.records import Extraction, Mention
+from paperkg.graph.normalize import compact_key, fold_dashes, name_key
 
 # Type preference when votes tie: the more specific, named kinds first.
 TYPE_ORDER = ("Model", "Benchmark", "Dataset", "Method", "Metric", "Task")
@@ -144,6 +144,74 @@ def resolve(extractions: Iterable[tuple[str, Extraction]]) -> Resolution:
         # The id comes from one fixed spelling of the cluster key, whichever paper came first.
         res.canonical[cluster] = min(spellings.get(cluster) or {cluster}, key=lambda s: (name_key(s), s))
     return res
+
+
+# Separators inside a name: `Tiny-ImageNet` is `Tiny` + `ImageNet`, `LLaMA3.1-8B-Instruct` is
+# `LLaMA3.1` + `8B` + `Instruct`.
+_NAME_TOKEN_RE = re.compile(r"[^\s\-_/]+")
+
+
+def _name_tokens(surface: str) -> list[tuple[str, int, int]]:
+    return [(m.group(), m.start(), m.end()) for m in _NAME_TOKEN_RE.finditer(fold_dashes(surface))]
+
+
+def _named_token(token: str) -> bool:
+    """`ImageNet`, `CIFAR`, `10`, `Qwen3`, `8B` name something; `Tiny`, `Policy`, `learning` do not."""
+    return any(c.isdigit() for c in token) or any(c.isupper() for c in token[1:])
+
+
+def nested_mentions(extractions: Iterable[tuple[str, Extraction]],
+                    res: Resolution) -> dict[str, list[tuple[str, Mention]]]:
+    """Mentions of a named entity inside a longer name: per paper, (cluster, mention) pairs.
+
+    A paper that writes only `Tiny-ImageNet`, `ImageNet 64x64` or `LLaMA3.1-8B-Instruct` names
+    `ImageNet` or `LLaMA3.1-8B` all the same, and a user asking for the papers that mention ImageNet
+    expects it among them. The inner name counts only when every word of it is name-like (so
+    `Policy Optimization` inside `Group Relative Policy Optimization` does not), when it matches an
+    existing entity's spelling exactly, case included (so `Math` in `Qwen2.5-Math-7B` is not the
+    `MATH` benchmark), and when that spelling means one entity: what the paper itself resolved it
+    to, else the one unambiguous cluster the corpus has for it.
+    """
+    by_tokens: dict[tuple[str, ...], set[str]] = defaultdict(set)
+    for cluster, names in res.aliases.items():
+        if cluster in res.ambiguous:
+            continue
+        for alias in names:
+            tokens = tuple(t for t, _, _ in _name_tokens(alias))
+            if tokens and all(_named_token(t) for t in tokens):
+                by_tokens[tokens].add(cluster)
+    longest = max((len(t) for t in by_tokens), default=0)
+    found: dict[str, list[tuple[str, Mention]]] = {}
+    for pid, ex in extractions:
+        seen: set[tuple[str, int]] = set()
+        out: list[tuple[str, Mention]] = []
+        for m in ex.mentions:
+            outer = res.cluster_of.get((pid, m.text))
+            tokens = _name_tokens(m.text)
+            if outer is None or len(tokens) < 2:
+                continue
+            for i in range(len(tokens)):
+                for j in range(i + 1, min(len(tokens), i + longest) + 1):
+                    if j - i == len(tokens):
+                        continue
+                    words = tuple(t for t, _, _ in tokens[i:j])
+                    if not _named_token(words[-1]):
+                        break
+                    start, end = m.start + tokens[i][1], m.start + tokens[j - 1][2]
+                    surface = ex.text[start:end]
+                    inner = res.cluster_of.get((pid, surface))
+                    if inner is None:
+                        candidates = by_tokens.get(words, ())
+                        if len(candidates) != 1:
+                            continue
+                        inner = next(iter(candidates))
+                    if inner == outer or (inner, start) in seen:
+                        continue
+                    seen.add((inner, start))
+                    out.append((inner, Mention(surface, res.label[inner], start, end, m.sentence)))
+        if out:
+            found[pid] = out
+    return found
 
 
 _FAMILY_SPLIT = re.compile(r"[-_\s]?(?=\d)|-(?=[A-Za-z]\d)|[-_\s](?=[a-z])")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import re
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from paperkg.extract.ingest import ingest
 from paperkg.graph.embedded import DATA_FILE, EmbeddedStore
 from paperkg.graph.model import EDGE_TYPES, NODE_LABELS, node_key
+from paperkg.graph.normalize import compact_key
 from paperkg.graph.store import graph_stats
 from tests.conftest import EXAMPLES
 
@@ -100,3 +102,20 @@ def test_a_failed_save_leaves_the_previous_store(tmp_path: Path, monkeypatch: py
     assert (tmp_path / DATA_FILE).read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == [".lock", DATA_FILE]
     assert graph_stats(EmbeddedStore(tmp_path).graph()) == store.stats()
+
+
+@pytest.mark.parametrize("name", ["GRPO", "PPO", "DQN", "D4RL", "ImageNet", "CIFAR-100", "Qwen3-8B",
+                                  "LLaMA3.1-8B", "MATH500", "GPT-4o"])
+def test_papers_mentioning_a_name_are_the_papers_whose_text_names_it(
+        seed_store: EmbeddedStore, name: str) -> None:
+    """Including the ones that only write it inside a longer name (`Tiny-ImageNet`, `ImageNet 64x64`);
+    names match regardless of case and dashes (`CIFAR100` names CIFAR-100), as lookups do."""
+    graph = seed_store.graph()
+    body = r"[-\s]?".join(re.escape(part) for part in name.split("-"))
+    pattern = re.compile(r"(?<![A-Za-z0-9])" + body + r"(?![A-Za-z0-9])", re.IGNORECASE)
+    named = {n.id for n in graph.nodes.values() if n.label == "Paper" and pattern.search(n.props["abstract"])}
+    key = compact_key(name)
+    entities = {k for k, n in graph.nodes.items() if key in n.props.get("keys", ())}
+    mentioning = {graph.nodes[e.source].id for e in graph.edges.values()
+                  if e.type == "MENTIONS" and e.target in entities}
+    assert named and mentioning == named

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from paperkg.extract.records import Extraction, Mention
-from paperkg.graph.resolve import is_acronym, model_family, resolve
+from paperkg.graph.resolve import is_acronym, model_family, nested_mentions, resolve
 
 
 def ex(pid: str, mentions: list[tuple[str, str]],
@@ -102,3 +102,43 @@ def test_similar_letters_with_different_words_stay_apart() -> None:
     ])
     assert (res.cluster_of[("a", "Group Relative Policy Optimization")]
             != res.cluster_of[("b", "Budget Relative Policy Optimization")])
+
+
+@pytest.mark.parametrize(("outer", "inner", "expected"), [
+    ("Tiny-ImageNet", "ImageNet", "ImageNet"),
+    ("ImageNet 64x64", "ImageNet", "ImageNet"),
+    ("ImageNet\u2011LT", "ImageNet", "ImageNet"),          # non-breaking hyphen
+    ("LLaMA3.1-8B-Instruct", "LLaMA3.1-8B", "LLaMA3.1-8B"),
+    ("CIFAR-10-C", "CIFAR-10", "CIFAR-10"),
+    ("CIFAR-100", "CIFAR-10", None),                       # a different number is a different name
+    ("ImageNet1K", "ImageNet", None),                      # no word boundary
+    ("Qwen2.5-Math-7B", "MATH", None),                     # case differs: not the MATH benchmark
+    ("Group Relative Policy Optimization", "Policy Optimization", None),  # plain words name nothing
+])
+def test_named_entity_inside_a_longer_name(outer: str, inner: str, expected: str | None) -> None:
+    papers = [ex("a", [(outer, "Dataset")]), ex("b", [(inner, "Dataset")])]
+    res = resolve(papers)
+    found = nested_mentions(papers, res)
+    got = [(cluster, m) for cluster, m in found.get("a", [])]
+    if expected is None:
+        assert got == []
+        return
+    assert len(got) == 1
+    cluster, mention = got[0]
+    assert cluster == res.cluster_of[("b", inner)]
+    text = papers[0][1].text
+    assert mention.text == text[mention.start:mention.end] == expected
+    assert not mention.introduced
+
+
+def test_nested_name_follows_the_papers_own_resolution_and_skips_ambiguous_acronyms() -> None:
+    papers = [
+        ex("a", [("dynamic programming", "Method"), ("DP", "Method"), ("distributional DP", "Method")],
+           [("dynamic programming", "DP")]),
+        ex("b", [("differential privacy", "Method"), ("DP", "Method")], [("differential privacy", "DP")]),
+        ex("c", [("DP-SGD", "Method")]),
+    ]
+    res = resolve(papers)
+    found = nested_mentions(papers, res)
+    assert [c for c, _ in found["a"]] == [res.cluster_of[("a", "dynamic programming")]]
+    assert "c" not in found           # DP means two things in this corpus and paper c does not say which
