@@ -28,6 +28,14 @@ Design, and why:
   both stores.
 - **The corpus lives on the Paper nodes** as `source_json` (JSON of `corpus.entry_to_dict`), so
   `load_corpus()` can rebuild it for the next incremental build; `export()` and `run_read()` drop it.
+- **Precomputed figures** (`FIGURE_PROPS`, hidden like `source_json`). `cooccurring` and
+  `introduced_in` otherwise walk every co-mention of a popular entity (90k relationships at 100k
+  abstracts) or every introduction of a large collection on each call. `save` derives them from the
+  very graph it writes (`figures`) and sends them in the same `SET n = row.props` as the node's own
+  properties, so after any save (a re-save, a save that removes papers) they describe exactly the
+  stored graph, a re-save writes the same values, and no reader ever sees a node without them. They
+  are not part of the `KnowledgeGraph`: `export()` (so GraphML), `stats()` and `to_plain` drop them.
+  A database saved by an older paperkg has none (those two queries return no rows) until saved again.
 - **Failures are one line.** An unreachable server, wrong credentials or a missing database become
   `StoreUnavailableError` (exit 69) on the first operation, with the URI and what to do; Cypher errors
   in user queries become `BadInputError` with Neo4j's message.
@@ -40,7 +48,7 @@ import dataclasses
 import json
 import re
 import threading
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -62,8 +70,18 @@ from paperkg.graph.store import empty_stats, graph_stats
 
 DEFAULT_BATCH_SIZE = 5000
 SOURCE_JSON = "source_json"
-# Internal properties no reader of the graph should see (the corpus kept on Paper nodes).
-HIDDEN_NODE_PROPS = frozenset({SOURCE_JSON})
+# Figures the catalog reads instead of walking tens of thousands of relationships per call, derived
+# from the saved graph by `figures` and written with it (see "Precomputed figures" above). Entities:
+# the entities co-mentioned with them (`queries/cooccurring.cypher`); collections: the entities their
+# papers introduce (`queries/introduced_in.cypher`). Parallel lists in the queries' ORDER BY order.
+CO_PROPS = ("_co_ids", "_co_names", "_co_types", "_co_papers")
+INTRO_PROPS = ("_intro_ids", "_intro_names", "_intro_types", "_intro_papers", "_intro_paper")
+FIGURE_PROPS = frozenset((*CO_PROPS, *INTRO_PROPS))
+# The largest `limit` cooccurring and introduced_in accept (their catalog headers): the lists keep the
+# first FIGURE_LIMIT entries overall and, for co-mentions, the first FIGURE_LIMIT of each entity type.
+FIGURE_LIMIT = 1000
+# Internal properties no reader of the graph should see (the corpus kept on Paper nodes, the figures).
+HIDDEN_NODE_PROPS = frozenset({SOURCE_JSON, *FIGURE_PROPS})
 CONNECTION_TIMEOUT = 10.0
 # Lucene's limit on one indexed term (IndexWriter.MAX_TERM_LENGTH, UTF-8 bytes). The full-text
 # indexes of schema.cypher hold every entity key and paper id as one term; committing a longer one
@@ -125,6 +143,70 @@ def _check_terms(label: str, node_id: str, values: Any) -> None:
                 f"{label} {node_id[:80]!r} has a {what} of {size} bytes, over the {MAX_TERM_BYTES} bytes "
                 "a Neo4j full-text index can hold",
                 "shorten it in the input, or use the embedded store")
+
+
+def _ranked(graph: KnowledgeGraph, counts: Mapping[str, int]) -> list[tuple[int, str, str, str]]:
+    """(-count, name, id, key) of every counted node, in `ORDER BY count DESC, name, id` order."""
+    nodes = graph.nodes
+    return sorted((-n, str(nodes[k].props.get("name", "")), nodes[k].id, k) for k, n in counts.items())
+
+
+def figures(graph: KnowledgeGraph) -> dict[str, dict[str, list]]:
+    """The hidden figure properties (`FIGURE_PROPS`) of every node that has some, by node key.
+
+    - entity E: every other entity mentioned by a paper that mentions E, with the number of such
+      papers (`_co_papers`), ordered by papers desc, name, id: the rows of `cooccurring` for E. Kept:
+      the first FIGURE_LIMIT overall plus the first FIGURE_LIMIT of each type, so the first `limit`
+      rows with or without a type filter are exact (an entry in the overall top is in its type's top).
+    - collection C: every entity a Paper of C introduces, with the number of introducing papers and
+      the smallest of their ids, ordered by papers desc, name, id: `introduced_in` for C (first
+      FIGURE_LIMIT).
+    Same semantics as the embedded implementations (`queries/embedded_impl.py`), which compute the
+    same rows from the networkx graph; the parity tests hold the two stores to that."""
+    nodes = graph.nodes
+    entity = {k for k, n in nodes.items() if n.label in ENTITY_LABELS}
+    mentions: dict[str, list[str]] = defaultdict(list)     # paper key -> entity keys it mentions
+    introduces: dict[str, set[str]] = defaultdict(set)     # paper key -> entity keys it introduces
+    members: dict[str, list[str]] = defaultdict(list)      # collection key -> paper keys
+    for edge in graph.edges.values():
+        if edge.type == "MENTIONS" and edge.target in entity:
+            mentions[edge.source].append(edge.target)
+        elif edge.type == "INTRODUCES":
+            introduces[edge.source].add(edge.target)
+        elif edge.type == "IN_COLLECTION" and nodes[edge.source].label == "Paper":
+            members[edge.target].append(edge.source)
+    papers_of: dict[str, list[str]] = defaultdict(list)
+    for paper, targets in mentions.items():
+        for target in targets:
+            papers_of[target].append(paper)
+    out: dict[str, dict[str, list]] = {}
+    for key, papers in papers_of.items():
+        counts: Counter[str] = Counter()
+        for paper in papers:
+            counts.update(mentions[paper])
+        counts.pop(key, None)
+        if not counts:
+            continue
+        per_type: Counter[str] = Counter()
+        kept = []
+        for rank, (neg, name, oid, other) in enumerate(_ranked(graph, counts)):
+            otype = str(nodes[other].props.get("type"))
+            per_type[otype] += 1
+            if rank < FIGURE_LIMIT or per_type[otype] <= FIGURE_LIMIT:
+                kept.append((oid, name, otype, -neg))
+        out[key] = dict(zip(CO_PROPS, map(list, zip(*kept, strict=True)), strict=True))
+    for key, papers in members.items():
+        introducing: dict[str, list[str]] = defaultdict(list)
+        for paper in papers:
+            for target in introduces.get(paper, ()):
+                introducing[target].append(nodes[paper].id)
+        if not introducing:
+            continue
+        ranked = _ranked(graph, {k: len(v) for k, v in introducing.items()})[:FIGURE_LIMIT]
+        kept = [(oid, name, str(nodes[k].props.get("type")), -neg, min(introducing[k]))
+                for neg, name, oid, k in ranked]
+        out[key] = dict(zip(INTRO_PROPS, map(list, zip(*kept, strict=True)), strict=True))
+    return out
 
 
 def _plain_dataclass(obj: Any) -> Any:
@@ -426,12 +508,16 @@ class Neo4jStore:
         """Parameter rows per node label and per (type, source label, target label), checked against
         the closed sets; Paper rows carry the corpus entry as `source_json`."""
         entries = {entry.id: entry for entry in corpus}
+        figured = figures(graph)
         node_rows: dict[str, list[dict]] = defaultdict(list)
         for key, node in sorted(graph.nodes.items()):
             _checked(node.label, NODE_LABELS, "node label")
             if key != node.key:
                 raise ValueError(f"node {node.label} {node.id!r} is under key {key!r}, not {node.key!r}")
-            props = {**node.props, "id": node.id}
+            hidden = sorted(FIGURE_PROPS.intersection(node.props))
+            if hidden:
+                raise ValueError(f"node {key!r} has property {hidden[0]!r}, reserved for the Neo4j store")
+            props = {**node.props, **figured.get(key, {}), "id": node.id}
             _check_terms(node.label, node.id, props.get(FULLTEXT_LISTS.get(node.label, "")))
             if node.label == "Paper":
                 entry = entries.pop(node.id, None)
