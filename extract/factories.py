@@ -1124,21 +1124,39 @@ def extract_relations(doc: Doc, mentions: list[Span], introduced: set[str],
     for key, spans in by_text.items():
         if key == head:
             continue
-        etype = types[key]
-        first_sent = sent_of[spans[0].start]
-        rel = TAIL_RELATION.get(etype)
-        if rel is None:
-            if key in intro_keys:
-                rel = "USES"
-            else:
-                texts = [sents[sent_of[s.start]].text for s in spans]
-                left = [text[sents[sent_of[s.start]].start_char:s.start_char] for s in spans]
-                if any(_COMPARE_RE.search(t) for t in left) or any(
-                        _STRONG_COMPARE_RE.search(t) for t in texts):
-                    rel = "COMPARED_WITH"
-                elif any(sent_of[s.start] in head_sents for s in spans) or any(
-                        _USE_RE.search(t) for t in left):
-                    rel = "USES"
+        rel = TAIL_RELATION.get(types[key])
+        sent = sent_of[spans[0].start]
+        if rel is None and key in intro_keys:
+            rel = "USES"
+        elif rel is None:
+            rel, sent = _method_relation(spans, head_sents, sents, sent_of, text)
         if rel:
-            out.append([head, rel, key, first_sent])
+            out.append([head, rel, key, sent])
     return out
+
+
+def _method_relation(spans: list[Span], head_sents: set[int], sents: list[Span], sent_of: list[int],
+                     text: str) -> tuple[str | None, int]:
+    """COMPARED_WITH or USES (or nothing) between the head and another method, from the sentences of
+    the method's mentions: a comparison cue counts where the head or `we`/`our` is in the sentence (a
+    comparison elsewhere is between two other methods); a use cue or a shared sentence gives USES."""
+    compared = used = None
+    foreign_comparison = False
+    for s in spans:
+        i = sent_of[s.start]
+        sent_text = sents[i].text
+        left = text[sents[i].start_char:s.start_char]
+        if _COMPARE_RE.search(left) or _STRONG_COMPARE_RE.search(sent_text):
+            if i in head_sents or _WE_RE.search(sent_text):
+                compared = i if compared is None else compared
+            else:
+                foreign_comparison = True
+        elif used is None and (i in head_sents or _USE_RE.search(left)):
+            used = i
+    if compared is not None:
+        return "COMPARED_WITH", compared
+    if foreign_comparison:
+        return None, sent_of[spans[0].start]
+    if used is not None:
+        return "USES", used
+    return None, sent_of[spans[0].start]
