@@ -1072,6 +1072,29 @@ TAIL_RELATION = {"Task": "ADDRESSES", "Metric": "MEASURED_BY", "Dataset": "EVALU
                  "Benchmark": "EVALUATED_ON"}
 
 
+_PAREN_NAME_RE = re.compile(r"\s*\(\s*$")
+
+
+def alias_map(mentions: list[Span], aliases: list[tuple[str, str]], text: str) -> dict[str, str]:
+    """Short form -> long form, for naming an entity once in relations: the detected acronym pairs,
+    `Long Name (NAME)` where both are method/model mentions and NAME is one word (an acronym the
+    letter rules missed, `Gradient-Reweighted Advantage (GRAIL)`), and the singular or plural of a
+    short form (`PC` for `PCs`)."""
+    canon: dict[str, str] = {}
+    for long_text, short_text in aliases:
+        canon.setdefault(short_text, long_text)
+    for prev, cur in itertools.pairwise(mentions):
+        if (prev.label_ in ("Method", "Model") and cur.label_ in ("Method", "Model") and len(cur) == 1
+                and len(prev) > 1 and cur.text not in canon and prev.text not in canon
+                and text[cur.end_char:cur.end_char + 1] == ")"
+                and _PAREN_NAME_RE.fullmatch(text[prev.end_char:cur.start_char])):
+            canon[cur.text] = prev.text
+    for short_text, long_text in list(canon.items()):
+        other = short_text[:-1] if short_text.endswith("s") else short_text + "s"
+        canon.setdefault(other, long_text)
+    return canon
+
+
 def extract_relations(doc: Doc, mentions: list[Span], introduced: set[str],
                       aliases: list[tuple[str, str]]) -> list[list]:
     """[head, TYPE, tail, sentence] triples from the mentions of one abstract.
@@ -1081,12 +1104,10 @@ def extract_relations(doc: Doc, mentions: list[Span], introduced: set[str],
     sentences they share with the head or with `we`/`our`."""
     if not mentions:
         return []
-    canon = {}
-    for long_text, short_text in aliases:
-        canon.setdefault(short_text, long_text)
     sents = sentence_spans(doc)
     sent_of = token_sentence(doc, sents)
     text = doc_text(doc)
+    canon = alias_map(mentions, aliases, text)
     by_text: dict[str, list[Span]] = {}
     types: dict[str, str] = {}
     for m in mentions:
