@@ -1117,6 +1117,9 @@ def extract_relations(doc: Doc, mentions: list[Span], introduced: set[str],
     intro_keys = [canon.get(t, t) for t in dict.fromkeys(
         m.text for m in mentions if m.text in introduced)]
     heads = [k for k in intro_keys if types.get(k) in ("Method", "Model")]
+    # `curriculum learning` and `distribution-level curriculum learning` both introduced: the variant
+    variants = [k for k in heads if not any(o.lower().endswith(" " + k.lower()) for o in heads)]
+    heads = variants or heads
     if len(heads) > 1:
         # the paper's main contribution: defined with an acronym, then mentioned most often
         long_forms = set(canon.values())
