@@ -93,6 +93,8 @@ def _instance(request: Request) -> str:
 
 
 def error_type(err: PaperkgError) -> str:
+    if getattr(err, "retry_after", None) and isinstance(err, StoreUnavailableError):
+        return TYPE_PREFIX + "query-timeout"   # neo4j_store.QueryTimeoutError (not imported: no driver)
     for cls, name in _ERROR_TYPES:
         if isinstance(err, cls):
             return TYPE_PREFIX + name
@@ -104,8 +106,10 @@ async def paperkg_error_handler(request: Request, exc: Exception) -> ProblemResp
     status = exc.http_status if 400 <= exc.http_status <= 599 else 500
     if status >= 500:
         log.warning("%s %s -> %d: %s", request.method, request.url.path, status, exc)
+    retry_after = getattr(exc, "retry_after", None)     # e.g. a query the server timed out
+    headers = {"Retry-After": str(retry_after)} if status == 503 and retry_after else None
     return problem(status, title=exc.title, detail=exc.message, type_=error_type(exc),
-                   instance=_instance(request), hint=exc.hint)
+                   instance=_instance(request), hint=exc.hint, headers=headers)
 
 
 def _loc(loc: Any) -> list[str | int]:

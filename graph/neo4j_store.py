@@ -209,6 +209,21 @@ def figures(graph: KnowledgeGraph) -> dict[str, dict[str, list]]:
     return out
 
 
+class QueryTimeoutError(StoreUnavailableError):
+    """A catalog query stopped by the server's transaction timeout: the parameters were valid, the
+    server could not answer in time (busy, or a question too broad). HTTP 503, exit 69: not the
+    user's input (a 422 would say "fix your request"), so retry or narrow the question."""
+
+    title = "Query timed out"
+    retry_after = 1        # seconds, for the HTTP Retry-After header
+
+
+def _timed_out(err: BaseException) -> bool:
+    """Whether `err` (a BadInputError from `map_query_error`) is Neo4j's transaction timeout."""
+    cause = err.__cause__
+    return isinstance(cause, nex.Neo4jError) and "TransactionTimedOut" in (cause.code or "")
+
+
 def _plain_dataclass(obj: Any) -> Any:
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return vars(obj) if hasattr(obj, "__dict__") else dataclasses.asdict(obj)
@@ -690,6 +705,12 @@ class Neo4jStore:
         try:
             return self._run_catalog(cypher, params, timeout)
         except BadInputError as err:
+            if _timed_out(err):
+                limit = self.query_timeout if timeout is None else timeout
+                raise QueryTimeoutError(
+                    f"Neo4j at {self.uri} stopped the query after its time limit of {limit:g} s",
+                    "retry in a moment (the server may be busy), or narrow the query: a smaller "
+                    "limit, a less common name, a type filter") from err
             if not _missing_index(err):
                 raise
             # An index vanished since this store checked (the database was dropped and recreated,
