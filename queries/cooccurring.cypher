@@ -4,18 +4,18 @@
 // param: type entity_type optional example=Method
 // param: limit int optional default=20 min=1 max=1000 example=10
 // papers = number of papers mentioning both.
-// Why it is written this way (PROFILE at 100k abstracts, the most-mentioned entity: 14.7k papers,
-// 90k co-mentions, 3x faster than grouping on properties): it groups on the nodes, so each
-// co-mentioned entity's properties (and the type filter) are read once per entity, not once per
-// paper; `count(*)` counts papers because a paper has at most one MENTIONS to an entity (the store
-// keeps one relationship per type and endpoints); MENTIONS always go from a Paper to an entity (the
-// store deletes any other), so the endpoints' labels need no check.
+// Why it reads lists instead of walking the graph: the most-mentioned entity at 100k abstracts has
+// 14.7k papers and 90k co-mentions, too many relationships to walk per call. `Neo4jStore.save`
+// derives each entity's co-mentions from the graph it saves and stores them on the entity as
+// parallel lists in this query's order (papers desc, name, id), the first 1000 overall plus the
+// first 1000 of each type, so the first `$limit` (at most 1000) with or without a type filter are
+// exact (see graph/neo4j_store.py `figures`); every save rewrites them with the node itself. The lists
+// are read once per entity (WITH), not once per row.
 CALL db.index.fulltext.queryNodes('paperkg_entity_keys', $name_query) YIELD node AS e
 WHERE $name_key IN e.keys
-MATCH (e)<-[:MENTIONS]-(p)-[:MENTIONS]->(o)
-WHERE o <> e
-WITH e, o, count(*) AS papers
-WHERE $type IS NULL OR o.type = $type
-RETURN e.id AS entity, o.id AS id, o.name AS name, o.type AS type, papers
+WITH e.id AS entity, coalesce(e._co_ids, []) AS ids, e._co_names AS names, e._co_types AS types,
+     e._co_papers AS counts
+UNWIND [i IN range(0, size(ids) - 1) WHERE $type IS NULL OR types[i] = $type][..$limit] AS i
+RETURN entity, ids[i] AS id, names[i] AS name, types[i] AS type, counts[i] AS papers
 ORDER BY papers DESC, name, id, entity
 LIMIT $limit
