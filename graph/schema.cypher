@@ -28,3 +28,12 @@ OPTIONS {indexConfig: {`fulltext.analyzer`: 'keyword'}};
 CREATE FULLTEXT INDEX paperkg_paper_ids IF NOT EXISTS
 FOR (n:Paper) ON EACH [n.ids]
 OPTIONS {indexConfig: {`fulltext.analyzer`: 'keyword'}};
+// Most-mentioned entities of a type (`queries/top_entities.cypher`): a range index on `paper_count`
+// per entity label lets the query read the label's entities in descending paper_count order and
+// stop after `limit` (the planner's index-backed ORDER BY), instead of sorting all of them.
+CREATE RANGE INDEX paperkg_method_paper_count IF NOT EXISTS FOR (n:Method) ON (n.paper_count);
+CREATE RANGE INDEX paperkg_model_paper_count IF NOT EXISTS FOR (n:Model) ON (n.paper_count);
+CREATE RANGE INDEX paperkg_dataset_paper_count IF NOT EXISTS FOR (n:Dataset) ON (n.paper_count);
+CREATE RANGE INDEX paperkg_benchmark_paper_count IF NOT EXISTS FOR (n:Benchmark) ON (n.paper_count);
+CREATE RANGE INDEX paperkg_metric_paper_count IF NOT EXISTS FOR (n:Metric) ON (n.paper_count);
+CREATE RANGE INDEX paperkg_task_paper_count IF NOT EXISTS FOR (n:Task) ON (n.paper_count);
