@@ -13,7 +13,8 @@ Types (the `type` field of the catalog JSON):
   and `$<name>_query`, the same key as an exact full-text term (see `fulltext_term`)
 - `entities`: a list of such names (JSON list, or one string split on commas) -> `$<name>_keys`,
   and `$<name>_queries`, their full-text terms
-- `search`: a fragment of a name, same normalisation -> `$<name>_key`
+- `search`: a fragment of a name, same normalisation -> `$<name>_key`, and `$<name>_query`, a
+  full-text wildcard query for the keys containing it (see `fulltext_contains`)
 - `entity_type`: one of the entity labels (case-insensitive input) -> `$<name>` (null when absent)
 - `collection`: a collection's name or id -> `$<name>_id`
 - `paper`: a paper id, exactly as given (ids are the user's, so not normalised) -> `$<name>`, and
@@ -176,7 +177,8 @@ class Param:
             key = compact_key(value)
             return {f"{self.name}_key": key, f"{self.name}_query": fulltext_term(key)}
         if self.type == "search":
-            return {f"{self.name}_key": compact_key(value)}
+            key = compact_key(value)
+            return {f"{self.name}_key": key, f"{self.name}_query": fulltext_contains(key)}
         if self.type == "entities":
             keys = [compact_key(v) for v in value]
             return {f"{self.name}_keys": keys, f"{self.name}_queries": [fulltext_term(k) for k in keys]}
@@ -199,6 +201,20 @@ def fulltext_term(key: str) -> str:
     Compact keys contain no whitespace; the quotes would keep it literal too.
     """
     return '"' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+# Characters Lucene's classic query parser gives a meaning to outside quotes (and whitespace, which
+# compact keys do not hold): each is escaped with a backslash in a wildcard term.
+_LUCENE_SPECIAL = re.compile(r'([\\+\-!():^\[\]"{}~*?|&/\s])')
+
+
+def fulltext_contains(key: str) -> str:
+    """`key` as a Lucene wildcard query `*key*` that matches exactly the indexed terms containing
+    `key` (the `keyword` analyzer keeps each of an entity's keys one untouched term, and normalises
+    nothing in a wildcard term), so the full-text index answers `any(k IN e.keys WHERE k CONTAINS
+    $q_key)` from its term dictionary instead of a scan of every entity. Every character the parser
+    treats specially is escaped, so the key is matched literally; the Cypher re-checks the CONTAINS."""
+    return "*" + _LUCENE_SPECIAL.sub(r"\\\1", key) + "*"
 
 
 def parse_param_line(text: str) -> Param:

@@ -19,7 +19,7 @@ SIGNATURES = {   # (required, optional) parameter names, as issue 5 gives them
     "entity_search": ({"q"}, {"type", "limit", "skip"}),   # skip: for the API's paging
     "entity": ({"name"}, set()),
     "neighbors": ({"name"}, {"limit", "skip"}),
-    "papers_mentioning": ({"name"}, set()),
+    "papers_mentioning": ({"name"}, {"limit", "offset"}),
     "papers_with_all": ({"names"}, set()),
     "evaluated_on": ({"name"}, set()),
     "benchmarks_of": ({"name"}, set()),
@@ -61,9 +61,13 @@ def test_cypher_is_parameterised_and_ordered(name: str) -> None:
     """Values only as $params; labels and types only from the closed sets; a total ORDER BY."""
     cypher = load_catalog()[name].cypher
     code = re.sub(r"//[^\n]*", "", cypher)
-    code = FULLTEXT_LOOKUP.sub("", code)       # the one procedure call allowed (see the test below)
+    code = FULLTEXT_LOOKUP.sub("", code)       # the procedure calls allowed (see the test below)
+    code = SEARCH_LOOKUP.sub("", code)
     literals = re.findall(r"'([^']*)'", code)
-    assert set(literals) <= {"out", "in", "Paper", "-", "->", "<-"}, literals
+    # entity labels only as `CASE $type WHEN 'Method' THEN ...` branches, one per label of the closed set
+    assert set(literals) <= {"out", "in", "Paper", "-", "->", "<-", *ENTITY_LABELS}, literals
+    for label in set(literals) & set(ENTITY_LABELS):
+        assert re.search(rf"WHEN '{label}' THEN COLLECT {{ MATCH \(e:{label}\)", code), label
     assert '"' not in code
     for group in re.findall(r"\(\w*:([\w|]+)", code) + re.findall(r"\[\w*:([\w|]+)", code):
         for word in group.split("|"):
@@ -81,6 +85,12 @@ FULLTEXT_LOOKUP = re.compile(r"CALL db\.index\.fulltext\.queryNodes\("
                              r"\$(\w+)_(?:query|queries\[\w+\])\) YIELD node AS (\w+)\s+"
                              r"WHERE \$\2(?:_keys?)?(?:\[\w+\])? IN \3\.(keys|ids)\b")
 
+# A substring search (`search` params): the full-text index's wildcard query `$<param>_query`
+# (`*<key>*`, see params.fulltext_contains) narrows, the CONTAINS over every key decides.
+SEARCH_LOOKUP = re.compile(r"CALL db\.index\.fulltext\.queryNodes\('paperkg_entity_keys', \$(\w+)_query\) "
+                           r"YIELD node AS (\w+)\s+WHERE (?:[^\n]*\n\s*AND )?"
+                           r"any\(k IN \2\.keys WHERE k CONTAINS \$\1_key\)")
+
 
 @pytest.mark.parametrize("name", sorted(NAMES))
 def test_names_and_ids_are_looked_up_through_the_fulltext_indexes(name: str) -> None:
@@ -95,7 +105,9 @@ def test_names_and_ids_are_looked_up_through_the_fulltext_indexes(name: str) -> 
         == entity_params
     assert [n for index, n, prop in found if (index, prop) == ("paperkg_paper_ids", "ids")] \
         == [p.name for p in query.params if p.type == "paper"]
-    assert len(found) == code.count("CALL ")
+    searches = [m.group(1) for m in SEARCH_LOOKUP.finditer(code)]
+    assert searches == [p.name for p in query.params if p.type == "search"]
+    assert len(found) + len(searches) == code.count("CALL ")
     schema = resources.files("paperkg.graph").joinpath("schema.cypher").read_text()
     for index, _, _ in found:
         assert f"CREATE FULLTEXT INDEX {index} IF NOT EXISTS" in schema

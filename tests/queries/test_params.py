@@ -84,8 +84,9 @@ def test_normalisation() -> None:
     assert values("entity", {"name": "QWEN3\u20118b"})["name_key"] == "qwen38b"   # non-breaking hyphen
     assert values("papers_with_all", {"names": "C++, a\\b"}) == {"names_keys": ["c++", "a\\b"],
                                                                   "names_queries": ['"c++"', '"a\\\\b"']}
-    assert values("entity_search", {"q": "Policy Opt"}) == {"q_key": "policyopt", "type": None,
-                                                            "limit": 20, "skip": 0}
+    assert values("entity_search", {"q": "Policy Opt"}) == {"q_key": "policyopt", "q_query": "*policyopt*",
+                                                            "type": None, "limit": 20, "skip": 0}
+    assert values("entity_search", {"q": "c++ (x)"})["q_query"] == "*c\\+\\+\\(x\\)*"
     assert values("top_entities", {"type": "dataset"}) == {"type": "Dataset", "limit": 20}
     assert values("cooccurring", {"name": "x", "type": ""})["type"] is None    # empty GET value = absent
     assert values("cooccurring", {"name": "x", "type": None})["type"] is None  # JSON null = absent
