@@ -51,7 +51,8 @@ class Index:
     label: dict[str, str] = field(default_factory=dict)                # node key -> label
     by_key: dict[str, list[str]] = field(default_factory=dict)        # compact key -> entity nodes
     by_type: dict[str, list[str]] = field(default_factory=dict)       # label -> entities, top first
-    papers_of: dict[str, list[tuple[str, int]]] = field(default_factory=dict)  # entity -> (paper, count)
+    # entity -> (paper, mention count), in paper id order
+    papers_of: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
     mentions_of: dict[str, list[str]] = field(default_factory=dict)   # paper -> entities it mentions
     introduces_of: dict[str, list[str]] = field(default_factory=dict)  # paper -> entities it introduces
     papers_in: dict[str, list[str]] = field(default_factory=dict)     # collection -> papers
@@ -114,6 +115,8 @@ class Index:
             if etype in PATH_TYPES:
                 path_adj[source].add(target)
                 path_adj[target].add(source)
+        for papers in papers_of.values():        # paper id order: papers_mentioning pages by it
+            papers.sort(key=lambda pc: index.props[pc[0]]["id"])
         index.papers_of, index.mentions_of = dict(papers_of), dict(mentions_of)
         index.introduces_of, index.papers_in = dict(introduces_of), dict(papers_in)
         index.relations, index.path_adj = dict(relations), dict(path_adj)
@@ -235,15 +238,35 @@ def neighbors(ix: Index, params: dict[str, Any]) -> list[Row]:
     return ranked[params["skip"]:]
 
 
+def _paper_stream(ix: Index, node: str) -> Iterator[tuple[str, str, int, str]]:
+    """(paper id, entity id, mention count, paper node) of the papers mentioning `node`, by paper id."""
+    entity_id = ix.entity_id(node)
+    for paper, count in ix.papers_of.get(node, ()):
+        yield ix.props[paper]["id"], entity_id, count, paper
+
+
 def papers_mentioning(ix: Index, params: dict[str, Any]) -> list[Row]:
-    per_paper: dict[str, tuple[list[str], int]] = {}
-    for node in ix.entities(params["name_key"]):          # sorted by entity id, like `ORDER BY e.id`
-        for paper, count in ix.papers_of.get(node, ()):
-            ids, total = per_paper.get(paper, ([], 0))
-            per_paper[paper] = ([*ids, ix.entity_id(node)], total + count)
-    rows = [{**_paper_row(ix, paper), "mentions": total, "entities": ids}
-            for paper, (ids, total) in per_paper.items()]
-    return sorted(rows, key=lambda r: r["id"])
+    """Papers in id order, `offset` skipped, `limit` kept: each entity's papers are already in id
+    order, so the named entities' lists are merged lazily and only the page is built."""
+    offset, limit = params["offset"], params["limit"]
+    streams = [_paper_stream(ix, node) for node in ix.entities(params["name_key"])]   # by entity id
+    rows: list[Row] = []
+    seen, last = 0, None
+    current: Row | None = None
+    for pid, entity_id, count, paper in heapq.merge(*streams):
+        if pid == last:                     # the same paper mentioning another of the entities
+            if current is not None:
+                current["entities"].append(entity_id)
+                current["mentions"] += count
+            continue
+        if seen == offset + limit:
+            break
+        seen, last = seen + 1, pid
+        current = None
+        if seen > offset:
+            current = {**_paper_row(ix, paper), "mentions": count, "entities": [entity_id]}
+            rows.append(current)
+    return rows
 
 
 def papers_with_all(ix: Index, params: dict[str, Any]) -> list[Row]:
