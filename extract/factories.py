@@ -1150,7 +1150,10 @@ def extract_relations(doc: Doc, mentions: list[Span], introduced: set[str],
             continue
         rel = TAIL_RELATION.get(types[key])
         sent = sent_of[spans[0].start]
-        if rel is None and key in intro_keys:
+        if rel == "MEASURED_BY" and not any(
+                sent_of[m.start] in head_sents or _WE_RE.search(sents[sent_of[m.start]].text) for m in spans):
+            rel = None
+        elif rel is None and key in intro_keys:
             rel = "USES"
         elif rel is None:
             rel, sent = _method_relation(spans, head_sents, sents, sent_of, text)
