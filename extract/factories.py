@@ -1173,11 +1173,14 @@ def _method_relation(spans: list[Span], head_sents: set[int], sents: list[Span],
         i = sent_of[s.start]
         sent_text = sents[i].text
         left = text[sents[i].start_char:s.start_char]
-        if _COMPARE_RE.search(left) or _STRONG_COMPARE_RE.search(sent_text):
-            if i in head_sents or _WE_RE.search(sent_text):
+        strong = _STRONG_COMPARE_RE.search(sent_text)
+        if _COMPARE_RE.search(left) or strong:
+            if i in head_sents or (strong and _WE_RE.search(sent_text)):
                 compared = i if compared is None else compared
-            else:
+            elif not _WE_RE.search(sent_text):
                 foreign_comparison = True
+            elif used is None and _USE_RE.search(left):
+                used = i
         elif used is None and (i in head_sents or _USE_RE.search(left)):
             used = i
     if compared is not None:
