@@ -5,15 +5,25 @@
 // param: offset int optional default=0 min=0 max=10000000 example=0
 // One row per paper, in paper id order, `offset` papers skipped and at most `limit` returned (a
 // popular entity has 15k papers at 100k abstracts: page through them); `entities` lists which of the
-// entities the name matches the paper mentions.
+// entities the name matches the paper mentions, `mentions` sums their mention counts.
+// Two ways to find the page, the cheaper one chosen from counts read in constant time: walk the
+// papers in id order (the `id` index) and keep those mentioning a named entity, which visits about
+// (offset + limit) * all papers / mentions papers -- cheap for a popular entity's first pages; or
+// expand every mention of the named entities and sort -- cheap for a rare one. Only the page's
+// papers are then aggregated.
 CALL db.index.fulltext.queryNodes('paperkg_entity_keys', $name_query) YIELD node AS e
 WHERE $name_key IN e.keys
-MATCH (p:Paper)-[m:MENTIONS]->(e)
-WITH p, e, m
-ORDER BY e.id
-WITH p, collect(e.id) AS entities, sum(m.count) AS mentions
-ORDER BY p.id
-SKIP $offset
-LIMIT $limit
-RETURN p.id AS id, p.title AS title, p.year AS year, mentions, entities
+WITH collect(e) AS named, sum(COUNT { (e)<-[:MENTIONS]-() }) AS total
+WITH named, total, COUNT { MATCH (p:Paper) } AS all_papers
+WITH named, CASE WHEN ($offset + $limit) * all_papers < total * total
+  THEN COLLECT { MATCH (p:Paper) WHERE p.id IS NOT NULL AND EXISTS { MATCH (p)-[:MENTIONS]->(x) WHERE x IN named }
+                 RETURN p ORDER BY p.id SKIP $offset LIMIT $limit }
+  ELSE COLLECT { UNWIND named AS e MATCH (p:Paper)-[:MENTIONS]->(e) WITH DISTINCT p
+                 RETURN p ORDER BY p.id SKIP $offset LIMIT $limit }
+  END AS page
+UNWIND page AS p
+RETURN p.id AS id, p.title AS title, p.year AS year,
+       reduce(total = 0, n IN COLLECT { MATCH (p)-[m:MENTIONS]->(e) WHERE e IN named RETURN m.count }
+              | total + n) AS mentions,
+       COLLECT { MATCH (p)-[:MENTIONS]->(e) WHERE e IN named RETURN e.id ORDER BY e.id } AS entities
 ORDER BY id
