@@ -1010,6 +1010,74 @@ def detect_introduced(doc: Doc, spans: list[Span]) -> list[list[int]]:
     return [[s.start_char, s.end_char] for s in spans if s.text in intro_texts]
 
 
+def _name_suffix_end(doc: Doc, end: int, limit: int) -> int:
+    """Where a name continues past `end` as `-LT`, `-Clip`, `-1K` written without spaces."""
+    while (end + 1 < limit and doc[end].text == "-" and not doc[end - 1].whitespace_
+           and not doc[end].whitespace_ and doc[end + 1].text[:1].isupper() | doc[end + 1].text[:1].isdigit()
+           and doc[end + 1].text.isalnum()):
+        end += 2
+        while end < limit and not doc[end - 1].whitespace_ and doc[end].text.isalnum():
+            end += 1
+    return end
+
+
+def extend_name_suffixes(doc: Doc, spans: list[Span]) -> list[Span]:
+    """`CIFAR100-LT` and `PPO-Clip` are names of their own, not `CIFAR100` and `PPO` followed by
+    noise: a found name takes in a hyphenated suffix that starts with a capital or a digit (never
+    `-based` or `-style`), up to the next found name. Data, models and metrics keep their type
+    (`ROUGE-L`, `FID-50K`); a task name with a suffix (`RL-Inf`) names a method."""
+    out: list[Span] = []
+    for i, span in enumerate(spans):
+        limit = spans[i + 1].start if i + 1 < len(spans) else len(doc)
+        end = _name_suffix_end(doc, span.end, limit)
+        if end == span.end:
+            out.append(span)
+            continue
+        label = "Method" if span.label_ == "Task" else span.label_
+        out.append(Span(doc, span.start, end, label=label, kb_id=span.kb_id))
+    return out
+
+
+_LIST_KINDS = {"benchmark": "Benchmark", "dataset": "Dataset", "task": "Task", "metric": "Metric"}
+_LIST_CUE_RE = re.compile(r"\b(benchmark|dataset|task|metric)s?\s*(?:\([^()]*\))?\s*,?\s*"
+                          r"(?:such as|including|like|namely|e\.g\.,?|i\.e\.,?|:)\s*\(?\s*$", re.I)
+# Types a list cue does not override: model names' shape is surer than any list, and `tasks such as
+# ImageNet 32x32` lists data under a task cue more often than not.
+_LIST_KEEPS = {"Benchmark": {"Model"}, "Dataset": {"Model"}, "Metric": {"Model"},
+               "Task": {"Model", "Dataset", "Benchmark"}}
+_LIST_GAP_RE = re.compile(r"^\s*(?:,|,?\s*(?:and|or))?\s*(?:,\s*)?$")
+
+
+def retype_listed(doc: Doc, spans: list[Span]) -> list[Span]:
+    """Names listed after `benchmarks such as`, `datasets including`, `metrics:` or `tasks like` are of
+    that kind, whatever the name alone suggested (`ImageNet1K, COCO and V3DET` after `benchmarks such
+    as` are benchmarks, not methods). The list runs while only commas, `and` and `or` separate the
+    names (see `_LIST_KEEPS` for the types a cue leaves alone). The new type applies to
+    every occurrence of the surface, so one name keeps one type in the abstract."""
+    text = doc_text(doc)
+    sents = sentence_spans(doc)
+    sent_of = token_sentence(doc, sents)
+    retyped: dict[str, str] = {}
+    kind: str | None = None
+    prev_end, prev_sent = 0, -1
+    for span in spans:
+        sent = sent_of[span.start]
+        if sent != prev_sent:
+            kind, prev_end = None, sents[sent].start_char
+        gap = text[prev_end:span.start_char]
+        cue = _LIST_CUE_RE.search(gap)
+        if cue:
+            kind = _LIST_KINDS[cue.group(1).lower()]
+        elif kind is not None and not _LIST_GAP_RE.match(gap):
+            kind = None
+        if kind is not None and span.label_ not in _LIST_KEEPS[kind] and span.label_ != kind:
+            retyped.setdefault(span.text, kind)
+        prev_end, prev_sent = span.end_char, sent
+    if not retyped:
+        return spans
+    return [Span(doc, s.start, s.end, label=retyped.get(s.text, s.label_), kb_id=s.kb_id) for s in spans]
+
+
 class MentionResolver:
     def __init__(self, name: str, typer: str | None = None, min_prob: float = 0.8, phrases: str | None = None,
                  phrase_prob: float = 0.3) -> None:
@@ -1021,6 +1089,7 @@ class MentionResolver:
 
     def __call__(self, doc: Doc) -> Doc:
         final = resolve_mentions(doc, self.typer, self.min_prob, self.phrases, self.phrase_prob)
+        final = retype_listed(doc, extend_name_suffixes(doc, final))
         doc.spans[FINAL] = final
         doc._.paperkg_introduced = detect_introduced(doc, final)
         if doc._.paperkg_aliases is None:
