@@ -1,0 +1,97 @@
+"""Relations through the real pipeline on short texts: which sentence cues link the paper's method
+(the head) to the other mentions, and how the head is named."""
+
+from __future__ import annotations
+
+import pytest
+
+from paperkg.extract import factories
+from paperkg.extract.pipeline import Extractor, build_nlp
+
+
+@pytest.fixture(scope="module", params=["default", "rules"])
+def extractor(request: pytest.FixtureRequest) -> Extractor:
+    return Extractor(mode=request.param)
+
+
+AMT = "Adaptive Margin Tuning"
+PPO = "Proximal Policy Optimization"
+
+# (text, triples that must be there, triples that must not)
+CASES = [
+    pytest.param(
+        f"We propose {AMT} (AMT) for robotic control. AMT outperforms {PPO} (PPO) on MuJoCo.",
+        [(AMT, "COMPARED_WITH", PPO), (AMT, "EVALUATED_ON", "MuJoCo")],
+        [(AMT, "USES", PPO), ("AMT", "COMPARED_WITH", "PPO")],
+        id="outperforms-and-on-benchmark-long-forms"),
+    pytest.param(
+        f"In prior work, {PPO} (PPO) outperforms Trust Region Policy Optimization (TRPO) on Atari. "
+        f"We propose {AMT} (AMT) for robotic control.",
+        [],
+        [(AMT, "COMPARED_WITH", "Trust Region Policy Optimization"), (AMT, "COMPARED_WITH", PPO),
+         (AMT, "USES", "Trust Region Policy Optimization")],
+        id="comparison-between-two-other-methods"),
+    pytest.param(
+        "We introduce Gradient-Reweighted Advantage (GRAIL), a token-wise advantage reweighting method. "
+        "GRAIL outperforms GRPO on GSM8K.",
+        [("Gradient-Reweighted Advantage", "COMPARED_WITH", "GRPO"),
+         ("Gradient-Reweighted Advantage", "EVALUATED_ON", "GSM8K")],
+        [("Gradient-Reweighted Advantage", "USES", "GRAIL"), ("GRAIL", "COMPARED_WITH", "GRPO")],
+        id="parenthesised-name-without-letter-match-is-the-same-entity"),
+    pytest.param(
+        "We propose curriculum learning for reasoning. Specifically, we introduce distribution-level "
+        "curriculum learning, which uses GRPO, and evaluate it on MATH500.",
+        [("distribution-level curriculum learning", "USES", "GRPO"),
+         ("distribution-level curriculum learning", "EVALUATED_ON", "MATH500")],
+        [("curriculum learning", "EVALUATED_ON", "MATH500")],
+        id="longer-introduced-variant-is-the-head"),
+    pytest.param(
+        f"Earlier detectors were scored by BLEU. We propose {AMT} (AMT), which improves accuracy on GSM8K.",
+        [(AMT, "MEASURED_BY", "accuracy"), (AMT, "EVALUATED_ON", "GSM8K")],
+        [(AMT, "MEASURED_BY", "BLEU")],
+        id="metric-of-background-sentence-is-not-the-heads"),
+    pytest.param(
+        f"We propose {AMT} (AMT). Unlike existing methods, we build on {PPO} (PPO).",
+        [(AMT, "USES", PPO)],
+        [(AMT, "COMPARED_WITH", PPO)],
+        id="weak-comparison-word-with-use-cue-is-uses"),
+    pytest.param(
+        f"We propose {AMT} (AMT) for machine translation. AMT is measured by BLEU and compared to the "
+        "Transformer.",
+        [(AMT, "ADDRESSES", "machine translation"), (AMT, "MEASURED_BY", "BLEU"),
+         (AMT, "COMPARED_WITH", "Transformer")],
+        [],
+        id="task-metric-and-compared-to"),
+]
+
+
+@pytest.mark.parametrize(("text", "present", "absent"), CASES)
+def test_relations_from_sentence_cues(extractor: Extractor, text: str, present: list[tuple[str, str, str]],
+                                      absent: list[tuple[str, str, str]]) -> None:
+    ex = extractor.extract_text(text)
+    rels = {tuple(r) for r in ex.to_json()["relations"]}
+    for triple in present:
+        assert triple in rels, (triple, rels)
+    for triple in absent:
+        assert triple not in rels, (triple, rels)
+    for r in ex.relations:  # every relation keeps the sentence it came from, and names both ends there
+        assert 0 <= r.sentence < len(ex.sentences)
+
+
+def test_relation_sentence_is_the_cue_sentence(extractor: Extractor) -> None:
+    text = f"We propose {AMT} (AMT). It is fast. In experiments, AMT outperforms {PPO} (PPO)."
+    ex = extractor.extract_text(text)
+    (rel,) = [r for r in ex.relations if r.type == "COMPARED_WITH"]
+    assert rel.tail == PPO
+    assert "outperforms" in ex.sentence_text(rel.sentence)
+
+
+@pytest.mark.parametrize(("text", "short", "long"), [
+    ("Probabilistic circuits (PCs) are tractable models. We scale PC learning.", "PC",
+     "Probabilistic circuits"),
+    ("Process reward models (PRM) score steps. PRMs are costly.", "PRMs", "Process reward models"),
+])
+def test_alias_map_folds_singular_and_plural_short_forms(text: str, short: str, long: str) -> None:
+    doc = build_nlp("rules")(text)
+    mentions = list(doc.spans[factories.FINAL])
+    assert factories.alias_map(mentions, doc._.paperkg_aliases, text).get(short) == long
