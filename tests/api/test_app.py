@@ -164,6 +164,21 @@ def test_entity_search_type_and_paging(client: TestClient) -> None:
     assert client.get("/entities", params={"q": "a", "offset": 5000}).json()["items"] == []
 
 
+def test_papers_mentioning_pages_by_paper_id(client: TestClient) -> None:
+    """`limit` and `offset` cut the id-ordered list of papers; out-of-range values are 422."""
+    whole = client.get("/queries/papers_mentioning", params={"name": "GRPO"}).json()["rows"]
+    assert [r["id"] for r in whole] == sorted(r["id"] for r in whole) and len(whole) >= 2
+    pages = [client.get("/queries/papers_mentioning", params={"name": "GRPO", "limit": 1, "offset": i})
+             .json()["rows"] for i in range(len(whole) + 1)]
+    assert [r for page in pages for r in page] == whole and pages[-1] == []
+    posted = client.post("/queries/papers_mentioning", json={"name": "GRPO", "limit": 1, "offset": 1})
+    assert posted.json()["rows"] == whole[1:2]
+    for bad in ({"limit": 0}, {"limit": 1001}, {"offset": -1}, {"offset": "x"}):
+        response = client.get("/queries/papers_mentioning", params={"name": "GRPO", **bad})
+        assert response.status_code == 422 and response.headers["content-type"].startswith(
+            "application/problem+json"), bad
+
+
 @pytest.mark.parametrize("params", [
     {"limit": 0}, {"limit": -1}, {"limit": 1001}, {"limit": 10**30}, {"limit": "ten"},
     {"offset": -1}, {"offset": 10**30}, {"type": "Paper"}, {"type": "method'; DROP"}, {"q": "x" * 600},

@@ -51,6 +51,12 @@ SAME = [
     ("GET", "/queries/entity_search?q=grpo", None),
     ("POST", "/queries/neighbors", {"name": "GRPO", "limit": 3}),
     ("POST", "/queries/papers_mentioning", {"name": "ppo"}),
+    ("GET", "/queries/papers_mentioning?name=GRPO&limit=1", None),
+    ("GET", "/queries/papers_mentioning?name=GRPO&limit=1&offset=1", None),
+    ("POST", "/queries/papers_mentioning", {"name": "accuracy", "limit": 1, "offset": 5}),
+    ("GET", "/queries/papers_mentioning?name=GRPO&limit=0", None),
+    ("GET", "/queries/papers_mentioning?name=GRPO&offset=-1", None),
+    ("GET", "/queries/papers_mentioning?name=GRPO&limit=1001", None),
     ("GET", "/queries/no_such_query", None),
     ("POST", "/queries/entity_search", {"q": "x", "bogus": 1}),
     ("GET", "/entities?q=a&limit=0", None),
@@ -128,3 +134,23 @@ def test_graphml_from_neo4j_matches_embedded(embedded_client: TestClient, neo4j_
     a = nx.read_graphml(io.BytesIO(neo4j_client.get("/export/graphml").content))
     b = nx.read_graphml(io.BytesIO(embedded_client.get("/export/graphml").content))
     assert (a.number_of_nodes(), a.number_of_edges()) == (b.number_of_nodes(), b.number_of_edges())
+
+
+def test_catalog_query_timeout_is_503_problem(neo4j_client: TestClient, neo4j_small_store: Any,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A catalog query Neo4j stops at its transaction timeout is a 503 problem (retry, or narrow the
+    query), not a 422: the request was valid. The real engine times a slow query out here."""
+    original = type(neo4j_small_store).run_catalog
+
+    def slow(self: Any, cypher: str, params: Any = None, *, timeout: float | None = None) -> Any:
+        return original(self, "UNWIND range(1, 2000000000) AS x WITH x WHERE x % 7 = 3 RETURN count(*) AS c",
+                        {}, timeout=0.5)
+
+    monkeypatch.setattr(type(neo4j_small_store), "run_catalog", slow)
+    response = neo4j_client.get("/queries/cooccurring?name=GRPO")
+    assert response.status_code == 503
+    assert response.headers["content-type"].split(";")[0] == PROBLEM
+    assert int(response.headers["retry-after"]) >= 1
+    body = response.json()
+    assert body["status"] == 503 and body["type"].endswith(":query-timeout")
+    assert "time limit" in body["detail"] and "retry" in body["hint"] and "narrow" in body["hint"]

@@ -30,9 +30,11 @@ from paperkg.graph.errors import BadInputError, QueryRefusedError, StoreUnavaila
 from paperkg.graph.graphml import write_graphml
 from paperkg.graph.model import EDGE_TYPES, ENTITY_LABELS, NODE_LABELS, Edge, KnowledgeGraph, Node, node_key
 from paperkg.graph.neo4j_store import (
+    FIGURE_PROPS,
     FULLTEXT_LISTS,
     MAX_TERM_BYTES,
     Neo4jStore,
+    QueryTimeoutError,
     render,
     schema_index_names,
     schema_statements,
@@ -680,3 +682,107 @@ def test_seed_graph_in_neo4j_equals_the_embedded_store(neo4j_seed_store: Neo4jSt
     write_graphml(graph, theirs)
     assert ours.getvalue() == theirs.getvalue()
     assert neo4j_seed_store.load_corpus() == seed_store.load_corpus()
+
+
+# ---- precomputed figures (cooccurring, introduced_in) -------------------------------------------
+
+
+def _without_papers(graph: KnowledgeGraph, drop: set[str]) -> KnowledgeGraph:
+    """`graph` with the papers `drop` (node keys) and their edges removed."""
+    out = KnowledgeGraph()
+    for key, node in graph.nodes.items():
+        if key not in drop:
+            out.add_node(node)
+    for edge in graph.edges.values():
+        if edge.source not in drop and edge.target not in drop:
+            out.add_edge(edge)
+    return out
+
+
+def _figure_rows(store: Neo4jStore, embedded: Any, graph: KnowledgeGraph, limit: int = 1000
+                 ) -> list[tuple[str, dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]]:
+    """(query, params, Neo4j rows, embedded rows) of cooccurring and introduced_in for every entity
+    (with and without each type filter) and every collection."""
+    from paperkg.queries.runner import run_named
+
+    out = []
+    for node in graph.nodes.values():
+        if node.label in ENTITY_LABELS:
+            for etype in (None, *ENTITY_LABELS):
+                params = {"name": node.props["keys"][0], "type": etype, "limit": limit}
+                out.append(("cooccurring", params, run_named(store, "cooccurring", params),
+                            run_named(embedded, "cooccurring", params)))
+        elif node.label == "Collection":
+            params = {"collection": node.id, "limit": limit}
+            out.append(("introduced_in", params, run_named(store, "introduced_in", params),
+                        run_named(embedded, "introduced_in", params)))
+    return out
+
+
+def _assert_figures_right(store: Neo4jStore, graph: KnowledgeGraph, limit: int = 1000) -> None:
+    from tests.queries.parity import GraphOnly
+
+    rows = _figure_rows(store, GraphOnly(graph), graph, limit)
+    assert any(mine for _, _, mine, _ in rows)        # the graph has co-mentions and introductions
+    for query, params, mine, theirs in rows:
+        assert mine == theirs, (query, params)
+
+
+def test_figures_are_exact_after_resave_and_after_removing_papers(store: Neo4jStore,
+                                                                  driver: neo4j.Driver) -> None:
+    """The co-mention and introduction figures save writes are exactly the embedded store's rows
+    after a first save, a re-save (which changes nothing) and a save that removes papers; they stay
+    out of the exported graph."""
+    from tests.queries.graphs import random_graph
+
+    graph = random_graph(5, papers=40, entities=30, per_paper=5)
+    store.save(Corpus(), graph)
+    _assert_figures_right(store, graph)
+    assert_stored(store, graph)                       # export() and stats() hold no figures
+    stored = driver.execute_query("MATCH (n) RETURN n.id AS id, properties(n) AS p ORDER BY id").records
+    assert any(FIGURE_PROPS & set(r["p"]) for r in stored)
+    store.save(Corpus(), graph)
+    again = driver.execute_query("MATCH (n) RETURN n.id AS id, properties(n) AS p ORDER BY id").records
+    assert [dict(r) for r in again] == [dict(r) for r in stored]
+    papers = sorted(k for k, n in graph.nodes.items() if n.label == "Paper")
+    smaller = _without_papers(graph, set(papers[::2]))
+    store.save(Corpus(), smaller)
+    _assert_figures_right(store, smaller)
+    assert_stored(store, smaller)
+    assert "_co_ids" not in store.run_read("MATCH (e:Method) RETURN e LIMIT 1")[0]["e"]
+
+
+def test_figures_keep_the_top_overall_and_of_each_type(store: Neo4jStore,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the lists cut at 2 entries (overall and per type), every limit up to 2 with or without a
+    type filter still gives the embedded store's rows: the cut is exact, not approximate."""
+    from paperkg.graph import neo4j_store
+    from tests.queries.graphs import random_graph
+
+    monkeypatch.setattr(neo4j_store, "FIGURE_LIMIT", 2)
+    graph = random_graph(8, papers=40, entities=30, per_paper=6)
+    assert max(len(v.get("_co_ids", [])) for v in neo4j_store.figures(graph).values()) <= 2 * 7
+    store.save(Corpus(), graph)
+    for limit in (1, 2):
+        _assert_figures_right(store, graph, limit)
+
+
+def test_figure_property_names_are_reserved(store: Neo4jStore) -> None:
+    corpus, graph = make_graph()
+    graph.nodes["method:grpo"].props["_co_ids"] = ["x"]
+    with pytest.raises(ValueError, match="reserved"):
+        store.save(corpus, graph)
+
+
+def test_catalog_timeout_is_a_503_store_error(store: Neo4jStore) -> None:
+    """A catalog query the server stops at its time limit is QueryTimeoutError (HTTP 503, exit 69,
+    with Retry-After), not bad input: the request was valid, the server could not answer in time."""
+    started = time.monotonic()
+    with pytest.raises(QueryTimeoutError) as info:
+        store.run_catalog("UNWIND range(1, 2000000000) AS x WITH x WHERE x % 7 = 3 RETURN count(*) AS c",
+                          timeout=0.5)
+    assert time.monotonic() - started < 15
+    err = info.value
+    assert isinstance(err, StoreUnavailableError) and not isinstance(err, BadInputError)
+    assert err.http_status == 503 and err.exit_code == 69 and err.retry_after
+    assert "time limit" in err.message and "retry" in (err.hint or "") and "narrow" in (err.hint or "")
