@@ -7,8 +7,9 @@ rows its `.cypher` file returns on Neo4j (same columns, same values, same total 
 Cypher parameters (`$name_key`, `$limit`, ...); `tests/queries/test_parity.py` compares the two.
 
 Speed: an `Index` of the graph (key -> entities, per-entity papers and relations, per-paper mentions,
-entities of each type pre-sorted) is built once per graph object and cached by identity, so each query
-touches only the rows it returns plus their neighbourhood. The embedded store builds a new networkx
+entities of each type pre-sorted, each entity's co-mentions and each collection's introductions
+ranked) is built once per graph object and cached by identity, so each query touches only the rows it
+returns plus their neighbourhood. Nothing is cached per request. The embedded store builds a new networkx
 graph on every save, so a cached index can never describe a changed graph.
 """
 
@@ -33,7 +34,10 @@ Impl = Callable[["Index", dict[str, Any]], list[Row]]
 PATH_TYPES = frozenset({"MENTIONS", *RELATION_TYPES})
 MAX_PATH_HOPS = 6          # must equal the `*..6` in shortest_path.cypher
 _ENTITY_LABELS = frozenset(ENTITY_LABELS)
-_MEMO_SIZE = 4096
+# The largest `limit` cooccurring and introduced_in accept (their catalog headers): the index keeps
+# the first FIGURE_LIMIT co-mentions of each entity overall and of each type, and the first
+# FIGURE_LIMIT introductions of each collection, which answers every allowed limit exactly.
+FIGURE_LIMIT = 1000
 _SEARCH_CAP = 2000          # beyond this many matching keys, scan entities in rank order instead
 
 
@@ -68,9 +72,11 @@ class Index:
     # every entity by (papers desc, name, id), and each entity's position in that order
     ranked: list[str] = field(default_factory=list)
     rank: dict[str, int] = field(default_factory=dict)
-    # results of whole-neighbourhood computations (co-mention counts, a collection's introductions):
-    # the graph never changes under an index, so they stay right; bounded so memory stays flat
-    memo: dict[tuple[str, str], list[Any]] = field(default_factory=dict)
+    # whole-neighbourhood figures, computed with the index (the graph never changes under it), like
+    # the Neo4j store's save-time figures: entity -> co-mentions as (-papers, name, id, other) in
+    # ORDER BY order (see FIGURE_LIMIT); collection -> introduced_in rows
+    co_ranked: dict[str, list[tuple[int, str, str, str]]] = field(default_factory=dict)
+    introductions: dict[str, list[Row]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, g: nx.MultiDiGraph) -> Index:
@@ -121,6 +127,10 @@ class Index:
         index.introduces_of, index.papers_in = dict(introduces_of), dict(papers_in)
         index.relations, index.path_adj = dict(relations), dict(path_adj)
 
+        index.co_ranked = {node: _kept(index, _comentions(index, node)) for node in index.papers_of}
+        index.introductions = {c: _introductions(index, c)[:FIGURE_LIMIT] for c in index.papers_in
+                               if index.label.get(c) == "Collection"}
+
         keys = sorted(by_key)
         starts, pos = [], 0
         for key in keys:
@@ -160,14 +170,6 @@ class Index:
             found.update(self.by_key[owner[i]])
             next_start = starts[i + 1] if i + 1 < len(starts) else len(blob)
             pos = blob.find(fragment, next_start)
-        return found
-
-    def remember(self, kind: str, key: str, compute: Callable[[], list[Any]]) -> list[Any]:
-        found = self.memo.get((kind, key))
-        if found is None:
-            if len(self.memo) >= _MEMO_SIZE:
-                self.memo.clear()
-            found = self.memo[(kind, key)] = compute()
         return found
 
 
@@ -334,6 +336,21 @@ def _comentions(ix: Index, node: str) -> list[tuple[int, str, str, str]]:
                   for o, papers in counts.items() if ix.label[o] in _ENTITY_LABELS)
 
 
+def _kept(ix: Index, ranked: list[tuple[int, str, str, str]]) -> list[tuple[int, str, str, str]]:
+    """The first FIGURE_LIMIT of `ranked` overall plus the first FIGURE_LIMIT of each type: the first
+    `limit` rows with or without a type filter are then exact (as on Neo4j, `neo4j_store.figures`)."""
+    if len(ranked) <= FIGURE_LIMIT:
+        return ranked
+    per_type: Counter[str] = Counter()
+    kept = []
+    for rank, item in enumerate(ranked):
+        otype = str(ix.props[item[3]].get("type"))
+        per_type[otype] += 1
+        if rank < FIGURE_LIMIT or per_type[otype] <= FIGURE_LIMIT:
+            kept.append(item)
+    return kept
+
+
 def _with_entity(ranked: list[tuple[int, str, str, str]], entity_id: str
                  ) -> Iterator[tuple[int, str, str, str, str]]:
     """Sort keys extended by the entity's id (the last tie-breaker), lazily, for heapq.merge."""
@@ -345,8 +362,7 @@ def cooccurring(ix: Index, params: dict[str, Any]) -> list[Row]:
     wanted, limit = params["type"], params["limit"]
     streams = []
     for node in ix.entities(params["name_key"]):
-        ranked = ix.remember("cooccurring", node, lambda node=node: _comentions(ix, node))
-        streams.append(_with_entity(ranked, ix.entity_id(node)))
+        streams.append(_with_entity(ix.co_ranked.get(node, []), ix.entity_id(node)))
     rows = []
     for neg, _name, oid, entity_id, other in heapq.merge(*streams):
         o = ix.props[other]
@@ -375,8 +391,7 @@ def introduced_in(ix: Index, params: dict[str, Any]) -> list[Row]:
     collection = params["collection_id"]            # a collection's node key is its id
     if ix.label.get(collection) != "Collection":
         return []
-    rows = ix.remember("introduced_in", collection, lambda: _introductions(ix, collection))
-    return [dict(r) for r in rows[: params["limit"]]]
+    return [dict(r) for r in ix.introductions.get(collection, [])[: params["limit"]]]
 
 
 def shortest_path(ix: Index, params: dict[str, Any]) -> list[Row]:

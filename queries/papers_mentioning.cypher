@@ -22,8 +22,8 @@ WITH named, CASE WHEN ($offset + $limit) * all_papers < total * total
                  RETURN p ORDER BY p.id SKIP $offset LIMIT $limit }
   END AS page
 UNWIND page AS p
-RETURN p.id AS id, p.title AS title, p.year AS year,
-       reduce(total = 0, n IN COLLECT { MATCH (p)-[m:MENTIONS]->(e) WHERE e IN named RETURN m.count }
-              | total + n) AS mentions,
-       COLLECT { MATCH (p)-[:MENTIONS]->(e) WHERE e IN named RETURN e.id ORDER BY e.id } AS entities
+WITH p, reduce(total = 0, n IN COLLECT { MATCH (p)-[m:MENTIONS]->(e) WHERE e IN named RETURN m.count }
+               | total + n) AS mentions,
+     COLLECT { MATCH (p)-[:MENTIONS]->(e) WHERE e IN named RETURN e.id ORDER BY e.id } AS entities
+RETURN p.id AS id, p.title AS title, p.year AS year, mentions, entities
 ORDER BY id

@@ -169,7 +169,7 @@ def assert_stored(store: Neo4jStore, graph: KnowledgeGraph) -> None:
 
 def test_schema_has_a_constraint_for_every_label_and_the_fulltext_indexes() -> None:
     statements = schema_statements()
-    assert len(statements) == len(NODE_LABELS) + 2
+    assert len(statements) == len(NODE_LABELS) + 2 + len(ENTITY_LABELS)
     for label in NODE_LABELS:
         assert any(f"(n:{label})" in s and "REQUIRE n.id IS UNIQUE" in s and "IF NOT EXISTS" in s
                    for s in statements)
@@ -178,7 +178,11 @@ def test_schema_has_a_constraint_for_every_label_and_the_fulltext_indexes() -> N
     assert any(f"(n:{'|'.join(ENTITY_LABELS)}) ON EACH [n.keys]" in s for s in fulltext)
     assert any("(n:Paper) ON EACH [n.ids]" in s for s in fulltext)
     assert schema_index_names() == {*(f"paperkg_{label.lower()}_id" for label in NODE_LABELS),
-                                    "paperkg_entity_keys", "paperkg_paper_ids"}
+                                    "paperkg_entity_keys", "paperkg_paper_ids",
+                                    *(f"paperkg_{label.lower()}_paper_count" for label in ENTITY_LABELS)}
+    for label in ENTITY_LABELS:      # top_entities reads each entity label's paper_count in order
+        assert any(s.startswith("CREATE RANGE INDEX") and f"(n:{label}) ON (n.paper_count)" in s
+                   for s in statements)
     assert set(FULLTEXT_LISTS) == {*ENTITY_LABELS, "Paper"}
 
 
