@@ -145,6 +145,9 @@ def build(inputs: tuple[str, ...], mode: str, jobs: int, as_json: bool, **kwargs
         click.echo(f"read {summary.records} records: {summary.new_papers} new papers, "
                    f"{summary.extracted} extracted, {summary.papers} papers in the store"
                    f"{'' if summary.saved else ' (nothing changed)'}")
+        if summary.reextracted:
+            click.echo(f"re-extracted {summary.reextracted} papers: their stored extractions were made "
+                       f"by another paperkg version or --mode")
         click.echo(f"nodes: {nodes or 'none'}")
         click.echo(f"edges: {edges or 'none'}")
     if summary.errors:

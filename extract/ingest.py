@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from paperkg.extract.readers import Problem, read_inputs
+from paperkg.extract.version import extractor_fingerprint
 from paperkg.graph.build import build_graph
 from paperkg.graph.store import GraphStore
 
@@ -18,6 +19,7 @@ class BuildSummary:
     records: int = 0
     new_papers: int = 0
     extracted: int = 0
+    reextracted: int = 0
     papers: int = 0
     saved: bool = False
     errors: int = 0
@@ -27,6 +29,7 @@ class BuildSummary:
     def to_json(self) -> dict:
         return {
             "records": self.records, "new_papers": self.new_papers, "extracted": self.extracted,
+            "reextracted": self.reextracted,
             "papers": self.papers, "saved": self.saved, "errors": self.errors,
             "warnings": self.warnings, "stats": self.stats,
         }
@@ -65,7 +68,9 @@ def ingest(
         changed |= record_changed
     summary.new_papers = len(corpus) - before
 
-    todo = [entry for entry in corpus if entry.needs_extraction]
+    fingerprint = extractor_fingerprint(mode)
+    todo = [entry for entry in corpus if entry.needs_extraction(fingerprint)]
+    summary.reextracted = sum(1 for entry in todo if entry.extraction is not None)
     if todo:
         from paperkg.extract.pipeline import Extractor
 
@@ -73,6 +78,7 @@ def ingest(
         results = extractor.extract((entry.id, entry.abstract) for entry in todo)
         pairs = zip(todo, results, strict=True)
         for entry, extraction in (progress(pairs, len(todo)) if progress else pairs):
+            extraction.extractor = fingerprint
             entry.extraction = extraction
             summary.extracted += 1
     if changed or todo:

@@ -58,6 +58,9 @@ class Extraction:
     mentions: list[Mention] = field(default_factory=list)
     aliases: list[tuple[str, str]] = field(default_factory=list)
     relations: list[RelationMention] = field(default_factory=list)
+    # `extract.version.extractor_fingerprint` of what produced it ("" when unknown: made before
+    # fingerprints existed, or by hand in tests); a build re-extracts when it differs from its own.
+    extractor: str = ""
 
     def sentence_text(self, index: int) -> str:
         start, end = self.sentences[index]

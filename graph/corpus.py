@@ -68,9 +68,10 @@ class PaperEntry:
                 return value
         return None
 
-    @property
-    def needs_extraction(self) -> bool:
-        return self.extraction is None or self.extraction.text != self.abstract
+    def needs_extraction(self, extractor: str) -> bool:
+        """No extraction yet, one of another text, or one made by a different extractor."""
+        ex = self.extraction
+        return ex is None or ex.text != self.abstract or ex.extractor != extractor
 
 
 @dataclass
@@ -141,4 +142,5 @@ def extraction_from_dict(data: dict) -> Extraction:
         mentions=[Mention(**m) for m in data["mentions"]],
         aliases=[tuple(a) for a in data["aliases"]],
         relations=[RelationMention(**r) for r in data["relations"]],
+        extractor=data.get("extractor", ""),
     )
