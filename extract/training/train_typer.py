@@ -171,6 +171,9 @@ def cross_validate(records, args, shared: Path) -> dict:
             resolver.phrase_prob = args.phrase_prob
             for ex in extractor.extract((records[i]["id"], records[i]["abstract"]) for i in held):
                 preds[ex.paper_id] = ex.to_json()
+    if args.cv_out:
+        with open(args.cv_out, "w", encoding="utf-8") as fh:
+            fh.writelines(json.dumps(preds[r["id"]]) + "\n" for r in records if r["id"] in preds)
     return scorer.score({r["id"]: r for r in records}, preds)
 
 
@@ -190,6 +193,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--min-count", type=int, default=1)
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--cv", type=int, default=0, help="k-fold CV on train, no save")
+    parser.add_argument("--cv-out", default="",
+                        help="CV only: write the out-of-fold predictions here (JSONL), for error analysis")
     parser.add_argument("--cv-ner", default="", help="fold NER models (DIR/fold<k>) to use in CV")
     parser.add_argument("--min-prob", type=float, default=0.8, help="CV only: typer confidence to use")
     parser.add_argument("--phrase-prob", type=float, default=0.3,
