@@ -8,7 +8,8 @@
 // (`USING JOIN ON p`: at 100k abstracts, 7.5k + 15k relationships instead of checking 7.5k papers'
 // 57k mentions; not when the two share an entity: one relationship cannot be both pattern steps);
 // otherwise expand the rarest only (a rare name next to a popular one costs its few
-// papers, not the popular one's 15k). Every candidate is then checked against every other name.
+// papers, not the popular one's 15k). Every candidate is then checked against the names not yet
+// checked. MENTIONS always go from a Paper (the store deletes any other), so `p` needs no label check.
 UNWIND range(0, size($names_keys) - 1) AS i
 CALL db.index.fulltext.queryNodes('paperkg_entity_keys', $names_queries[i]) YIELD node AS e
 WHERE $names_keys[i] IN e.keys
@@ -16,16 +17,16 @@ WITH i, collect(e) AS named, sum(COUNT { (e)<-[:MENTIONS]-() }) AS mentions
 ORDER BY mentions, i
 WITH collect(named) AS sets, collect(mentions) AS sizes
 WHERE size(sets) = size($names_keys)
-WITH sets, sizes, COUNT { ()-[:MENTIONS]->() } AS all_mentions, COUNT { MATCH (p:Paper) } AS all_papers
-WITH sets, CASE WHEN size(sets) > 1 AND sizes[1] * all_papers < sizes[0] * all_mentions
-                   AND none(x IN sets[0] WHERE x IN sets[1])
+WITH sets, size(sets) > 1 AND none(x IN sets[0] WHERE x IN sets[1])
+           AND sizes[1] * COUNT { MATCH (p:Paper) } < sizes[0] * COUNT { ()-[:MENTIONS]->() } AS join
+WITH sets, CASE WHEN join THEN 2 ELSE 1 END AS checked, CASE WHEN join
   THEN COLLECT { UNWIND sets[0] AS a UNWIND sets[1] AS b
-                 MATCH (a)<-[:MENTIONS]-(p:Paper)-[:MENTIONS]->(b) USING JOIN ON p
+                 MATCH (a)<-[:MENTIONS]-(p)-[:MENTIONS]->(b) USING JOIN ON p
                  RETURN DISTINCT p }
-  ELSE COLLECT { UNWIND sets[0] AS a MATCH (a)<-[:MENTIONS]-(p:Paper) RETURN DISTINCT p }
+  ELSE COLLECT { UNWIND sets[0] AS a MATCH (a)<-[:MENTIONS]-(p) RETURN DISTINCT p }
   END AS candidates
 UNWIND candidates AS p
-WITH p, sets
-WHERE all(named IN sets[1..] WHERE EXISTS { MATCH (p)-[:MENTIONS]->(x) WHERE x IN named })
+WITH p, sets, checked
+WHERE all(named IN sets[checked..] WHERE EXISTS { MATCH (p)-[:MENTIONS]->(x) WHERE x IN named })
 RETURN p.id AS id, p.title AS title, p.year AS year
 ORDER BY id
