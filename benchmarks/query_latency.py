@@ -556,7 +556,7 @@ def engine_times_embedded(path: Path, plans: dict[str, list[Variant]], passes: i
         per_variant: list[list[float]] = [[] for _ in variants]
         cold: list[float] = []
         errors: list[str] = []
-        for n in range(passes + 1):              # the first pass is cold (memos empty): kept apart
+        for n in range(passes + 1):              # the first pass is cold (first calls): kept apart
             for i, v in enumerate(variants):
                 t0 = time.perf_counter()
                 try:
@@ -767,7 +767,7 @@ def render(result: dict[str, Any]) -> str:
                   "p50/p95/p99: ms through HTTP, one request at a time; eng50/eng95: the same requests "
                   "without HTTP, "
                   + ("server-side Cypher time; hits: most db hits of one request (PROFILE)"
-                     if neo else "run_named in-process, warm; cold: slowest first call (memos empty)")
+                     if neo else "run_named in-process, warm; cold: slowest first call of a request")
                   + "; cpu: paperkg serve CPU ms per request",
                   f"{'query':<18}{'p50':>7}{'p95':>7}{'p99':>7}{'eng50':>7}{'eng95':>7}"
                   + (f"{'hits':>9}" if neo else f"{'cold':>7}")
