@@ -286,8 +286,11 @@ def to_plain(value: Any) -> Any:
     """A driver value as plain JSON-ready Python: nodes and relationships become dicts of their
     properties (without `source_json`), paths a dict of node and relationship lists, temporal and
     spatial values their ISO/str form."""
-    if type(value) in _SCALARS:     # most values: skip the isinstance chain (ABC checks are slow)
+    kind = type(value)
+    if kind in _SCALARS:            # most values: skip the isinstance chain (ABC checks are slow)
         return value
+    if kind is list:                # a catalog answer is one list of row lists: scalars inline
+        return [v if type(v) in _SCALARS else to_plain(v) for v in value]
     if isinstance(value, NeoNode):
         return {k: to_plain(v) for k, v in value.items() if k not in HIDDEN_NODE_PROPS}
     if isinstance(value, NeoRelationship):

@@ -131,7 +131,9 @@ def prepare(store: Any) -> None:
 
 
 def to_json_row(row: Mapping[str, Any]) -> Row:
-    return {str(k): _json_value(v) for k, v in row.items()}
+    # plain values kept inline (no call per value): answers run to thousands of rows
+    return {k if type(k) is str else str(k): v if type(v) in _PLAIN else _json_value(v)
+            for k, v in row.items()}
 
 
 _PLAIN = frozenset({str, int, bool, type(None)})
