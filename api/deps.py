@@ -23,28 +23,61 @@ log = logging.getLogger("paperkg.api")
 
 
 class StoreHolder:
-    """Opens the store once, on first use, and closes it on shutdown.
+    """Opens the store once, on first use, swaps in a rebuilt one, and closes it on shutdown.
 
     Sync routes run in a thread pool, so two first requests may race: a lock makes one of them open
     the store. A failed open is not cached — the next request tries again (a store may be built, or
     Neo4j come up, after the server started).
+
+    The embedded store reads its file once, so a `paperkg build` into it while the server runs would
+    go unseen until a restart. Each request compares the file's `version()` with the one loaded (one
+    `stat`); on a change a background thread loads the new graph while the old one keeps answering,
+    then swaps it in, so no request waits for the ~30 s load of a 100k graph (both are in memory for
+    that while). A file that fails to load is logged once and the old graph stays.
     """
 
     def __init__(self, settings: Settings) -> None:
         self._settings = settings
         self._store: GraphStore | None = None
+        self._version: object | None = None
+        self._reloading: object | None = None   # the version being loaded, or that failed to load
         self._lock = threading.Lock()
 
     def get(self) -> GraphStore:
         store = self._store
         if store is not None:
+            self._reload_if_rebuilt(store)
             return store
         with self._lock:
             if self._store is None:
-                self._store = self._open()
+                self._store, self._version = self._open()
             return self._store
 
-    def _open(self) -> GraphStore:
+    def _reload_if_rebuilt(self, store: GraphStore) -> None:
+        version = store.version()
+        if version is None or version == self._version or version == self._reloading:
+            return
+        with self._lock:
+            if self._store is not store or version == self._reloading:
+                return
+            self._reloading = version
+        threading.Thread(target=self._reload, args=(store,), name="paperkg-store-reload", daemon=True).start()
+
+    def _reload(self, old: GraphStore) -> None:
+        try:
+            new, version = self._open()
+        except Exception as err:  # keep serving the graph already loaded; a later build tries again
+            log.warning("the store changed on disk but could not be loaded; still serving the old one: %s",
+                        err)
+            return
+        with self._lock:
+            if self._store is not old:      # closed, or swapped meanwhile
+                new.close()
+                return
+            self._store, self._version, self._reloading = new, version, None
+        log.info("store reloaded after a rebuild")
+
+    def _open(self) -> tuple[GraphStore, object | None]:
         s = self._settings
         try:
             store = open_store(s.store, s.neo4j_uri, s.neo4j_user, s.password(), s.neo4j_database)
@@ -52,6 +85,8 @@ class StoreHolder:
             # A missing store is the server's problem, not the requested resource's: a client must
             # not read "404" as "that entity does not exist".
             raise StoreUnavailableError(err.message, err.hint) from err
+        # taken before the load: a build that lands during it shows as a newer version afterwards
+        version = store.version()
         try:
             # Build the embedded store's query indexes once, here under the lock, rather than in
             # whichever concurrent first requests get there (on Neo4j: the index check).
@@ -64,7 +99,7 @@ class StoreHolder:
         # whichever request triggers it (seen at 100k). Freezing moves what exists now out of its
         # reach; reference counting still frees these objects if they are ever dropped.
         gc.freeze()
-        return store
+        return store, version
 
     def warm_up(self) -> None:
         """Open the store and prepare it for queries now, at startup: the embedded store's pickle
@@ -79,7 +114,7 @@ class StoreHolder:
 
     def close(self) -> None:
         with self._lock:
-            store, self._store = self._store, None
+            store, self._store, self._reloading = self._store, None, None
         if store is not None:
             store.close()
 

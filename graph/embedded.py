@@ -51,6 +51,15 @@ class EmbeddedStore:
         self._data: dict | None = None
         self._nx: nx.MultiDiGraph | None = None
 
+    def version(self) -> tuple[int, int, int] | None:
+        """Identity of the pickle on disk now (inode, mtime, size): a save replaces the file, so this
+        changes with every build, which is how a running server notices one (`api.deps`)."""
+        try:
+            st = os.stat(self.path / DATA_FILE)
+        except FileNotFoundError:
+            return None
+        return (st.st_ino, st.st_mtime_ns, st.st_size)
+
     def _load(self) -> dict:
         if self._data is None:
             file = self.path / DATA_FILE

@@ -27,6 +27,10 @@ class GraphStore(Protocol):
     def export(self) -> KnowledgeGraph:
         """The whole graph as plain data (for GraphML)."""
 
+    def version(self) -> object | None:
+        """A token that changes when another process replaces the stored graph, for stores that read
+        it once (embedded); None for stores every query reads live (Neo4j)."""
+
     def close(self) -> None: ...
 
 
