@@ -426,6 +426,10 @@ class Neo4jStore:
         with self._errors(action), self._session(neo4j.READ_ACCESS) as session:
             return session.execute_read(work)
 
+    def version(self) -> None:
+        """Every query reads the database live: there is nothing to reload after a rebuild."""
+        return None
+
     def close(self) -> None:
         if self._driver is not None:
             self._driver.close()

@@ -149,6 +149,7 @@ def resolve(extractions: Iterable[tuple[str, Extraction]]) -> Resolution:
 # Separators inside a name: `Tiny-ImageNet` is `Tiny` + `ImageNet`, `LLaMA3.1-8B-Instruct` is
 # `LLaMA3.1` + `8B` + `Instruct`.
 _NAME_TOKEN_RE = re.compile(r"[^\s\-_/]+")
+_NESTED_MAX_WORDS = 6
 
 
 def _name_tokens(surface: str) -> list[tuple[str, int, int]]:
@@ -168,19 +169,19 @@ def nested_mentions(extractions: Iterable[tuple[str, Extraction]],
     `ImageNet` or `LLaMA3.1-8B` all the same, and a user asking for the papers that mention ImageNet
     expects it among them. The inner name counts only when every word of it is name-like (so
     `Policy Optimization` inside `Group Relative Policy Optimization` does not), when it matches an
-    existing entity's spelling exactly, case included (so `Math` in `Qwen2.5-Math-7B` is not the
-    `MATH` benchmark), and when that spelling means one entity: what the paper itself resolved it
-    to, else the one unambiguous cluster the corpus has for it.
+    existing entity's spelling, case included but dashes and spaces aside (`CIFAR100` in
+    `CIFAR100-LT` is `CIFAR-100`; `Math` in `Qwen2.5-Math-7B` is not the `MATH` benchmark), and
+    when that spelling means one entity: what the paper itself resolved it to, else the one
+    unambiguous cluster the corpus has for it.
     """
-    by_tokens: dict[tuple[str, ...], set[str]] = defaultdict(set)
+    by_spelling: dict[str, set[str]] = defaultdict(set)
     for cluster, names in res.aliases.items():
         if cluster in res.ambiguous:
             continue
         for alias in names:
-            tokens = tuple(t for t, _, _ in _name_tokens(alias))
+            tokens = [t for t, _, _ in _name_tokens(alias)]
             if tokens and all(_named_token(t) for t in tokens):
-                by_tokens[tokens].add(cluster)
-    longest = max((len(t) for t in by_tokens), default=0)
+                by_spelling["".join(tokens)].add(cluster)
     found: dict[str, list[tuple[str, Mention]]] = {}
     for pid, ex in extractions:
         seen: set[tuple[str, int]] = set()
@@ -191,17 +192,16 @@ def nested_mentions(extractions: Iterable[tuple[str, Extraction]],
             if outer is None or len(tokens) < 2:
                 continue
             for i in range(len(tokens)):
-                for j in range(i + 1, min(len(tokens), i + longest) + 1):
+                for j in range(i + 1, min(len(tokens), i + _NESTED_MAX_WORDS) + 1):
                     if j - i == len(tokens):
                         continue
-                    words = tuple(t for t, _, _ in tokens[i:j])
-                    if not _named_token(words[-1]):
+                    if not _named_token(tokens[j - 1][0]):
                         break
                     start, end = m.start + tokens[i][1], m.start + tokens[j - 1][2]
                     surface = ex.text[start:end]
                     inner = res.cluster_of.get((pid, surface))
                     if inner is None:
-                        candidates = by_tokens.get(words, ())
+                        candidates = by_spelling.get("".join(t for t, _, _ in tokens[i:j]), ())
                         if len(candidates) != 1:
                             continue
                         inner = next(iter(candidates))

@@ -110,6 +110,7 @@ def test_similar_letters_with_different_words_stay_apart() -> None:
     ("ImageNet\u2011LT", "ImageNet", "ImageNet"),          # non-breaking hyphen
     ("LLaMA3.1-8B-Instruct", "LLaMA3.1-8B", "LLaMA3.1-8B"),
     ("CIFAR-10-C", "CIFAR-10", "CIFAR-10"),
+    ("CIFAR100-LT", "CIFAR-100", "CIFAR100"),                # spelled without the dash
     ("CIFAR-100", "CIFAR-10", None),                       # a different number is a different name
     ("ImageNet1K", "ImageNet", None),                      # no word boundary
     ("Qwen2.5-Math-7B", "MATH", None),                     # case differs: not the MATH benchmark
