@@ -1,6 +1,8 @@
 // name: compared_with
 // description: What a method or model is compared with, in both directions, with the number of supporting papers.
 // param: name entity required example=GRPO
+// param: limit int optional default=100 min=1 max=1000 example=20
+// param: offset int optional default=0 min=0 max=100000 example=0
 // direction is `out` when the named entity is compared with the other, `in` when the other is
 // compared with it; a pair stated both ways gives two rows.
 CALL db.index.fulltext.queryNodes('paperkg_entity_keys', $name_query) YIELD node AS m
@@ -9,3 +11,5 @@ MATCH (m)-[r:COMPARED_WITH]-(o)
 RETURN m.id AS entity, o.id AS id, o.name AS name, o.type AS type,
        CASE WHEN startNode(r) = m THEN 'out' ELSE 'in' END AS direction, r.support AS support
 ORDER BY support DESC, name, id, direction, entity
+SKIP $offset
+LIMIT $limit

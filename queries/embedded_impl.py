@@ -22,13 +22,14 @@ import weakref
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import networkx as nx
 
 from paperkg.graph.model import ENTITY_LABELS, RELATION_TYPES, node_key
 
 Row = dict[str, Any]
+_T = TypeVar("_T")
 Impl = Callable[["Index", dict[str, Any]], list[Row]]
 
 PATH_TYPES = frozenset({"MENTIONS", *RELATION_TYPES})
@@ -193,6 +194,15 @@ def _top(rows: list[Row], limit: int | None, key: Callable[[Row], Any]) -> list[
     return sorted(rows, key=key)
 
 
+def _end(params: dict[str, Any]) -> int:
+    return params["offset"] + params["limit"]
+
+
+def _page(rows: list[_T], params: dict[str, Any]) -> list[_T]:
+    """The `offset`/`limit` window of rows already in the query's order (Cypher's SKIP/LIMIT)."""
+    return rows[params["offset"]:_end(params)]
+
+
 def _paper_row(ix: Index, paper: str) -> Row:
     p = ix.props[paper]
     return {"id": p["id"], "title": p.get("title"), "year": p.get("year")}
@@ -202,8 +212,8 @@ def _paper_row(ix: Index, paper: str) -> Row:
 
 
 def entity_search(ix: Index, params: dict[str, Any]) -> list[Row]:
-    wanted, fragment, skip = params["type"], params["q_key"], params["skip"]
-    end = skip + params["limit"]
+    wanted, fragment, offset = params["type"], params["q_key"], params["offset"]
+    end = offset + params["limit"]
     found = ix.search(fragment, _SEARCH_CAP)
     if found is not None:
         nodes = [n for n in found if wanted is None or ix.props[n].get("type") == wanted]
@@ -215,7 +225,7 @@ def entity_search(ix: Index, params: dict[str, Any]) -> list[Row]:
                 top.append(n)
                 if len(top) == end:
                     break
-    top = top[skip:]
+    top = top[offset:]
     return [{"id": p["id"], "name": p.get("name"), "type": p.get("type"), "aliases": p.get("aliases"),
              "papers": p.get("paper_count")} for p in (ix.props[n] for n in top)]
 
@@ -235,9 +245,9 @@ def neighbors(ix: Index, params: dict[str, Any]) -> list[Row]:
             o = ix.props[other]
             rows.append({"entity": ix.entity_id(node), "relation": rtype, "direction": direction,
                          "id": o["id"], "name": o.get("name"), "type": o.get("type"), "support": support})
-    ranked = _top(rows, params["skip"] + params["limit"], lambda r: (
+    ranked = _top(rows, params["offset"] + params["limit"], lambda r: (
         -r["support"], r["relation"], r["direction"], r["name"], r["id"], r["entity"]))
-    return ranked[params["skip"]:]
+    return ranked[params["offset"]:]
 
 
 def _paper_stream(ix: Index, node: str) -> Iterator[tuple[str, str, int, str]]:
@@ -278,7 +288,8 @@ def papers_with_all(ix: Index, params: dict[str, Any]) -> list[Row]:
         common = papers if common is None else common & papers
         if not common:
             return []
-    return sorted((_paper_row(ix, p) for p in common or ()), key=lambda r: r["id"])
+    ordered = sorted(common or (), key=lambda p: ix.props[p]["id"])
+    return [_paper_row(ix, p) for p in _page(ordered, params)]
 
 
 def _relation_rows(ix: Index, nodes: list[str], rtype: str, direction: str | None,
@@ -305,19 +316,22 @@ def _relation_rows(ix: Index, nodes: list[str], rtype: str, direction: str | Non
 def evaluated_on(ix: Index, params: dict[str, Any]) -> list[Row]:
     nodes = ix.entities(params["name_key"], ("Dataset", "Benchmark"))
     rows = _relation_rows(ix, nodes, "EVALUATED_ON", "in", frozenset({"Method", "Model"}), "dataset")
-    return sorted(rows, key=lambda r: (-r["support"], r["name"], r["id"], r["dataset"]))
+    return _page(_top(rows, _end(params), lambda r: (
+        -r["support"], r["name"], r["id"], r["dataset"])), params)
 
 
 def benchmarks_of(ix: Index, params: dict[str, Any]) -> list[Row]:
     nodes = ix.entities(params["name_key"], ("Method", "Model"))
     rows = _relation_rows(ix, nodes, "EVALUATED_ON", "out", frozenset({"Dataset", "Benchmark"}), "entity")
-    return sorted(rows, key=lambda r: (-r["support"], r["name"], r["id"], r["entity"]))
+    return _page(_top(rows, _end(params), lambda r: (
+        -r["support"], r["name"], r["id"], r["entity"])), params)
 
 
 def compared_with(ix: Index, params: dict[str, Any]) -> list[Row]:
     nodes = ix.entities(params["name_key"], ("Method", "Model"))
     rows = _relation_rows(ix, nodes, "COMPARED_WITH", None, None, "entity")
-    return sorted(rows, key=lambda r: (-r["support"], r["name"], r["id"], r["direction"], r["entity"]))
+    return _page(_top(rows, _end(params), lambda r: (
+        -r["support"], r["name"], r["id"], r["direction"], r["entity"])), params)
 
 
 def top_entities(ix: Index, params: dict[str, Any]) -> list[Row]:

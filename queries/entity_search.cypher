@@ -3,7 +3,7 @@
 // param: q search required example=policy optimization
 // param: type entity_type optional example=Method
 // param: limit int optional default=20 min=1 max=1000 example=10
-// param: skip int optional default=0 min=0 max=100000 example=0
+// param: offset int optional default=0 min=0 max=100000 example=0
 // Matches on `keys` (the compact key of every alias), so `policy-opt`, `Policy Opt` and `policyopt`
 // all find "Group Relative Policy Optimization". The candidates come from the full-text index over
 // `keys` (`paperkg_entity_keys`, one exact term per key) with the wildcard query `*<q_key>*` (see
@@ -14,5 +14,5 @@ WHERE ($type IS NULL OR e.type = $type)
   AND any(k IN e.keys WHERE k CONTAINS $q_key)
 RETURN e.id AS id, e.name AS name, e.type AS type, e.aliases AS aliases, e.paper_count AS papers
 ORDER BY papers DESC, name, id
-SKIP $skip
+SKIP $offset
 LIMIT $limit

@@ -2,7 +2,7 @@
 // description: Entities linked to an entity by a relation (evaluated on, compared with, uses, addresses, measured by), with direction and support.
 // param: name entity required example=GRPO
 // param: limit int optional default=50 min=1 max=1000 example=20
-// param: skip int optional default=0 min=0 max=100000 example=0
+// param: offset int optional default=0 min=0 max=100000 example=0
 // direction is `out` when the named entity is the relation's head, `in` when it is the tail;
 // support is the number of papers stating the relation.
 CALL db.index.fulltext.queryNodes('paperkg_entity_keys', $name_query) YIELD node AS e
@@ -12,5 +12,5 @@ RETURN e.id AS entity, type(r) AS relation,
        CASE WHEN startNode(r) = e THEN 'out' ELSE 'in' END AS direction,
        n.id AS id, n.name AS name, n.type AS type, r.support AS support
 ORDER BY support DESC, relation, direction, name, id, entity
-SKIP $skip
+SKIP $offset
 LIMIT $limit

@@ -1,6 +1,8 @@
 // name: papers_with_all
 // description: Papers that mention every one of a list of entities (each under any of its names or aliases).
 // param: names entities required example=["RLHF", "PPO"]
+// param: limit int optional default=100 min=1 max=1000 example=20
+// param: offset int optional default=0 min=0 max=100000 example=0
 // Each name is found through the full-text index; a name that matches no entity leaves no paper.
 // Candidates come from the two names with the fewest mentions (relationship counts, read in constant
 // time), the cheaper of two ways: when the second-rarest has fewer mentions than the rarest's papers
@@ -30,3 +32,5 @@ WITH p, sets, checked
 WHERE all(named IN sets[checked..] WHERE EXISTS { MATCH (p)-[:MENTIONS]->(x) WHERE x IN named })
 RETURN p.id AS id, p.title AS title, p.year AS year
 ORDER BY id
+SKIP $offset
+LIMIT $limit

@@ -4,7 +4,7 @@ them) and no Cypher is written here.
 
 Paging: the catalog queries take a `limit` (at most 1000) but no offset, so a page is cut from the
 first `offset + limit + 1` rows (one extra to know whether another page exists): only the best 1000
-matches can be paged through. When the catalog gains a `skip` parameter it is used instead.
+matches can be paged through. When the catalog query takes an `offset` parameter it is used instead.
 """
 
 # No `from __future__ import annotations`: FastAPI must resolve the `Limit`/`Offset` aliases, which
@@ -49,8 +49,8 @@ def _summary(row: dict[str, Any]) -> dict[str, Any]:
 def _page(store: GraphStore, query: str, params: dict[str, Any], limit: int, offset: int
           ) -> tuple[list[dict[str, Any]], int | None]:
     """Rows `offset .. offset+limit` of a catalog query and the next page's offset (None: last)."""
-    if "skip" in {p.name for p in load_catalog()[query].params}:
-        rows = run_named(store, query, {**params, "skip": offset, "limit": min(limit + 1, WINDOW)})
+    if "offset" in {p.name for p in load_catalog()[query].params}:
+        rows = run_named(store, query, {**params, "offset": offset, "limit": min(limit + 1, WINDOW)})
         more = len(rows) > limit
         return rows[:limit], (offset + limit if more else None)
     if offset >= WINDOW:

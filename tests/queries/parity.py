@@ -63,17 +63,20 @@ def cases(graph: KnowledgeGraph, seed: int, per_query: int = 12) -> list[tuple[s
     def limit() -> int:
         return rng.choice([1, 2, 3, 5, 1000])
 
+    def page() -> dict[str, int | None]:
+        return {"limit": rng.choice([None, 1, 2, 3, 1000]), "offset": rng.choice([None, 0, 1, 2])}
+
     makers = {
         "entity_search": lambda: {"q": rng.choice(keys)[rng.randrange(2):][:rng.randint(1, 4)] or "a",
-                                  "type": maybe_type(), "limit": limit(), "skip": rng.choice([0, 0, 1, 3])},
+                                  "type": maybe_type(), "limit": limit(), "offset": rng.choice([0, 0, 1, 3])},
         "entity": lambda: {"name": name()},
-        "neighbors": lambda: {"name": name(), "limit": limit(), "skip": rng.choice([0, 0, 1, 2])},
+        "neighbors": lambda: {"name": name(), "limit": limit(), "offset": rng.choice([0, 0, 1, 2])},
         "papers_mentioning": lambda: {"name": name(), "limit": rng.choice([None, 1, 2, 3, 1000]),
                                       "offset": rng.choice([None, 0, 1, 2, 5])},
-        "papers_with_all": lambda: {"names": [name() for _ in range(rng.randint(1, 3))]},
-        "evaluated_on": lambda: {"name": name("Dataset", "Benchmark")},
-        "benchmarks_of": lambda: {"name": name("Method", "Model")},
-        "compared_with": lambda: {"name": name("Method", "Model")},
+        "papers_with_all": lambda: {"names": [name() for _ in range(rng.randint(1, 3))], **page()},
+        "evaluated_on": lambda: {"name": name("Dataset", "Benchmark"), **page()},
+        "benchmarks_of": lambda: {"name": name("Method", "Model"), **page()},
+        "compared_with": lambda: {"name": name("Method", "Model"), **page()},
         "top_entities": lambda: {"type": rng.choice(ENTITY_LABELS), "limit": limit()},
         "cooccurring": lambda: {"name": name(), "type": maybe_type(), "limit": limit()},
         "introduced_in": lambda: {"collection": rng.choice([*collections, "Nowhere"]), "limit": limit()},

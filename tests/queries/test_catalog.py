@@ -16,14 +16,14 @@ NAMES = {"entity_search", "entity", "neighbors", "papers_mentioning", "papers_wi
          "benchmarks_of", "compared_with", "top_entities", "cooccurring", "introduced_in", "shortest_path",
          "paper"}
 SIGNATURES = {   # (required, optional) parameter names, as issue 5 gives them
-    "entity_search": ({"q"}, {"type", "limit", "skip"}),   # skip: for the API's paging
+    "entity_search": ({"q"}, {"type", "limit", "offset"}),   # offset: for the API's paging
     "entity": ({"name"}, set()),
-    "neighbors": ({"name"}, {"limit", "skip"}),
+    "neighbors": ({"name"}, {"limit", "offset"}),
     "papers_mentioning": ({"name"}, {"limit", "offset"}),
-    "papers_with_all": ({"names"}, set()),
-    "evaluated_on": ({"name"}, set()),
-    "benchmarks_of": ({"name"}, set()),
-    "compared_with": ({"name"}, set()),
+    "papers_with_all": ({"names"}, {"limit", "offset"}),
+    "evaluated_on": ({"name"}, {"limit", "offset"}),
+    "benchmarks_of": ({"name"}, {"limit", "offset"}),
+    "compared_with": ({"name"}, {"limit", "offset"}),
     "top_entities": ({"type"}, {"limit"}),
     "cooccurring": ({"name"}, {"type", "limit"}),
     "introduced_in": ({"collection"}, {"limit"}),

@@ -52,7 +52,7 @@ CASES: list[tuple[str, dict[str, Any], list[dict[str, Any]]]] = [
          "aliases": ["mathematical reasoning"], "papers": 1}]),
     ("entity_search", {"q": "math", "limit": "1"}, [
         {"id": MATH, "name": "MATH", "type": "Benchmark", "aliases": ["MATH"], "papers": 1}]),
-    ("entity_search", {"q": "math", "skip": 1}, [
+    ("entity_search", {"q": "math", "offset": 1}, [
         {"id": REASONING, "name": "mathematical reasoning", "type": "Task",
          "aliases": ["mathematical reasoning"], "papers": 1}]),
     ("entity_search", {"q": "dp", "type": "method"}, [
@@ -95,7 +95,7 @@ CASES: list[tuple[str, dict[str, Any], list[dict[str, Any]]]] = [
          "type": "Method", "support": 2},
         {"entity": GRPO, "relation": "EVALUATED_ON", "direction": "out", "id": GSM8K, "name": "GSM8K",
          "type": "Dataset", "support": 2}]),
-    ("neighbors", {"name": "GRPO", "limit": 2, "skip": "3"}, [
+    ("neighbors", {"name": "GRPO", "limit": 2, "offset": "3"}, [
         {"entity": GRPO, "relation": "EVALUATED_ON", "direction": "out", "id": MATH, "name": "MATH",
          "type": "Benchmark", "support": 1},
         {"entity": GRPO, "relation": "USES", "direction": "in", "id": QWEN, "name": "Qwen3-8B",

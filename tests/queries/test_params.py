@@ -83,9 +83,10 @@ def test_normalisation() -> None:
     assert values("entity", {"name": "Qwen3 8B"}) == {"name_key": "qwen38b", "name_query": '"qwen38b"'}
     assert values("entity", {"name": "QWEN3\u20118b"})["name_key"] == "qwen38b"   # non-breaking hyphen
     assert values("papers_with_all", {"names": "C++, a\\b"}) == {"names_keys": ["c++", "a\\b"],
-                                                                  "names_queries": ['"c++"', '"a\\\\b"']}
+                                                                  "names_queries": ['"c++"', '"a\\\\b"'],
+                                                                  "limit": 100, "offset": 0}
     assert values("entity_search", {"q": "Policy Opt"}) == {"q_key": "policyopt", "q_query": "*policyopt*",
-                                                            "type": None, "limit": 20, "skip": 0}
+                                                            "type": None, "limit": 20, "offset": 0}
     assert values("entity_search", {"q": "c++ (x)"})["q_query"] == "*c\\+\\+\\(x\\)*"
     assert values("top_entities", {"type": "dataset"}) == {"type": "Dataset", "limit": 20}
     assert values("cooccurring", {"name": "x", "type": ""})["type"] is None    # empty GET value = absent
