@@ -30,6 +30,7 @@ from paperkg.graph.errors import (
     InputNotFoundError,
     PaperkgError,
     QueryRefusedError,
+    QueryTimeoutError,
     StoreUnavailableError,
     UnsupportedQueryError,
     UsageError,
@@ -49,6 +50,7 @@ _ERROR_TYPES: tuple[tuple[type[PaperkgError], str], ...] = (
     (UnsupportedQueryError, "unsupported-query"),
     (BadInputError, "bad-input"),
     (InputNotFoundError, "not-found"),
+    (QueryTimeoutError, "query-timeout"),
     (StoreUnavailableError, "store-unavailable"),
     (UsageError, "bad-request"),
 )
@@ -93,8 +95,6 @@ def _instance(request: Request) -> str:
 
 
 def error_type(err: PaperkgError) -> str:
-    if getattr(err, "retry_after", None) and isinstance(err, StoreUnavailableError):
-        return TYPE_PREFIX + "query-timeout"   # neo4j_store.QueryTimeoutError (not imported: no driver)
     for cls, name in _ERROR_TYPES:
         if isinstance(err, cls):
             return TYPE_PREFIX + name

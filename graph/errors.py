@@ -64,3 +64,12 @@ class StoreUnavailableError(PaperkgError):
     exit_code = 69
     http_status = 503
     title = "Store unavailable"
+
+
+class QueryTimeoutError(StoreUnavailableError):
+    """A catalog query stopped by the server's transaction timeout: the parameters were valid, the
+    server could not answer in time (busy, or a question too broad). HTTP 503, exit 69: not the
+    user's input (a 422 would say "fix your request"), so retry or narrow the question."""
+
+    title = "Query timed out"
+    retry_after = 1        # seconds, for the HTTP Retry-After header

@@ -64,7 +64,13 @@ from neo4j.graph import Relationship as NeoRelationship
 
 from paperkg.graph.corpus import Corpus, PaperEntry, entry_from_dict
 from paperkg.graph.cypher_guard import DEFAULT_TIMEOUT, check_params, check_read_only, map_query_error, scan
-from paperkg.graph.errors import BadInputError, PaperkgError, StoreUnavailableError, UsageError
+from paperkg.graph.errors import (
+    BadInputError,
+    PaperkgError,
+    QueryTimeoutError,
+    StoreUnavailableError,
+    UsageError,
+)
 from paperkg.graph.model import EDGE_TYPES, ENTITY_LABELS, NODE_LABELS, Edge, KnowledgeGraph, Node, node_key
 from paperkg.graph.store import empty_stats, graph_stats
 
@@ -207,15 +213,6 @@ def figures(graph: KnowledgeGraph) -> dict[str, dict[str, list]]:
                 for neg, name, oid, k in ranked]
         out[key] = dict(zip(INTRO_PROPS, map(list, zip(*kept, strict=True)), strict=True))
     return out
-
-
-class QueryTimeoutError(StoreUnavailableError):
-    """A catalog query stopped by the server's transaction timeout: the parameters were valid, the
-    server could not answer in time (busy, or a question too broad). HTTP 503, exit 69: not the
-    user's input (a 422 would say "fix your request"), so retry or narrow the question."""
-
-    title = "Query timed out"
-    retry_after = 1        # seconds, for the HTTP Retry-After header
 
 
 def _timed_out(err: BaseException) -> bool:
