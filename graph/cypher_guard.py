@@ -5,8 +5,9 @@ Why a guard at all: READ routing and READ access mode are not access control a u
 procedure can read files or reach the network while still counting as a "read". So user text passes
 three independent checks before it runs:
 
-1. `scan(text)` (no server): a small Cypher lexer drops comments and string literals, then refuses
-   write clauses (CREATE, MERGE, SET, DELETE, DETACH, REMOVE, FOREACH, INSERT), `LOAD` (LOAD CSV),
+1. `scan(text)` (no server): the Cypher lexer (`cypher_lexer`, shared with the embedded store)
+   drops comments and string literals, then refuses write clauses (CREATE, MERGE, SET, DELETE,
+   DETACH, REMOVE, FOREACH, INSERT), `LOAD` (LOAD CSV),
    `USE`, administration words (SHOW, GRANT, DENY, REVOKE, ALTER, DROP, RENAME, START, STOP, ...),
    `IN TRANSACTIONS`, `EXPLAIN`/`PROFILE` (the guard adds EXPLAIN itself), any identifier in the
    `apoc` or `dbms` namespaces, and `CALL` of any procedure except `db.labels`,
@@ -27,12 +28,12 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from neo4j import Query, RoutingControl
 from neo4j import exceptions as nex
 
+from paperkg.graph.cypher_lexer import READ_ONLY_HINT, Token, tokenize
 from paperkg.graph.errors import BadInputError, QueryRefusedError
 
 DEFAULT_TIMEOUT = 10.0
@@ -50,89 +51,19 @@ QUERY_TYPES = {
     "s": "it changes the schema or the DBMS (or calls a procedure that may)",
 }
 
-_WORD = re.compile(r"[^\W\d]\w*")
-_DIGITS = re.compile(r"\d+")
-_SPACE = re.compile(r"\s+")
 # JavaCC's unicode escape: a backslash (not itself escaped) followed by one or more `u` and 4 hex digits.
 _UNICODE_ESCAPE = re.compile(r"\\+u+([0-9A-Fa-f]{4})")
 _ANY_UNICODE_ESCAPE = re.compile(r"\\u+([0-9A-Fa-f]{4})")
 
 
-@dataclass(frozen=True)
-class Token:
-    kind: str  # "word" (identifier or keyword), "quoted" (`backticked`), "string", "number", "punct"
-    text: str
-    pos: int
-
-
-def tokenize(text: str) -> list[Token]:
-    """Cypher tokens without comments; raises QueryRefusedError on an unterminated string, comment
-    or quoted identifier (where the guard could disagree with the server about what is code)."""
-    tokens: list[Token] = []
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if m := _SPACE.match(text, i):
-            i = m.end()
-        elif text.startswith("//", i):
-            end = _line_end(text, i)
-            i = end
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            if end < 0:
-                raise QueryRefusedError("the query has an unterminated /* comment", _HINT)
-            i = end + 2
-        elif ch in "'\"":
-            j = i + 1
-            while j < n and text[j] != ch:
-                j += 2 if text[j] == "\\" else 1
-            if j >= n:
-                raise QueryRefusedError("the query has an unterminated string literal", _HINT)
-            tokens.append(Token("string", text[i + 1:j], i))
-            i = j + 1
-        elif ch == "`":
-            j, parts = i + 1, []
-            while True:
-                end = text.find("`", j)
-                if end < 0:
-                    raise QueryRefusedError("the query has an unterminated `quoted` name", _HINT)
-                parts.append(text[j:end])
-                if text.startswith("``", end):  # a doubled backtick is a backtick in the name
-                    parts.append("`")
-                    j = end + 2
-                    continue
-                break
-            tokens.append(Token("quoted", "".join(parts), i))
-            i = end + 1
-        elif m := _WORD.match(text, i):
-            tokens.append(Token("word", m.group(), i))
-            i = m.end()
-        elif m := _DIGITS.match(text, i):
-            # Digits only: `1LOAD` must still show the word LOAD to the checks below.
-            tokens.append(Token("number", m.group(), i))
-            i = m.end()
-        else:
-            tokens.append(Token("punct", ch, i))
-            i += 1
-    return tokens
-
-
-def _line_end(text: str, start: int) -> int:
-    ends = [e for e in (text.find("\n", start), text.find("\r", start)) if e >= 0]
-    return min(ends) if ends else len(text)
-
-
-_HINT = ("only read-only queries run here: MATCH ... RETURN, or CALL db.labels, db.relationshipTypes, "
-         "db.propertyKeys")
-
 
 def _refuse(why: str) -> QueryRefusedError:
-    return QueryRefusedError(f"query refused: {why}", _HINT)
+    return QueryRefusedError(f"query refused: {why}", READ_ONLY_HINT)
 
 
 def _scan_tokens(tokens: list[Token]) -> None:
     for k, tok in enumerate(tokens):
-        if tok.kind == "word":
+        if tok.kind in ("word", "param"):   # a parameter named like a keyword is refused too
             word = tok.text.upper()
             if word in WRITE_KEYWORDS:
                 raise _refuse(f"{word} writes to the graph")
@@ -148,7 +79,7 @@ def _scan_tokens(tokens: list[Token]) -> None:
                 raise _refuse(f"{word} is not allowed (the guard runs EXPLAIN itself)")
             if word == "CALL":
                 _check_call(tokens, k)
-        if tok.kind in ("word", "quoted"):
+        if tok.kind in ("word", "param", "quoted"):
             parts = tok.text.split(".") if tok.kind == "quoted" else [tok.text]
             for part in parts:
                 if part.strip().lower() in FORBIDDEN_NAMESPACES:

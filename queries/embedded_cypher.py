@@ -47,6 +47,7 @@ from typing import Any
 
 import networkx as nx
 
+from paperkg.graph.cypher_lexer import Token, tokenize
 from paperkg.graph.errors import BadInputError, QueryRefusedError, UnsupportedQueryError
 
 HINT = ("use a catalog query (`paperkg query --list`) or run it on Neo4j (--neo4j URI), "
@@ -63,76 +64,6 @@ _UNSUPPORTED_WORDS = {
     "XOR": "XOR",
 }
 _CLAUSE_WORDS = frozenset({"MATCH", "WHERE", "RETURN", "ORDER", "SKIP", "LIMIT"})
-
-
-@dataclass(frozen=True)
-class Tok:
-    kind: str   # word, quoted (`name`), string, number, param, punct
-    text: str   # for strings: the raw literal including quotes
-    start: int
-    end: int
-
-    @property
-    def up(self) -> str:
-        return self.text.upper() if self.kind == "word" else ""
-
-
-_SPACE = re.compile(r"\s+")
-_WORD = re.compile(r"[^\W\d]\w*")
-_NUMBER = re.compile(r"\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
-_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*|\d+)")
-_PUNCT2 = ("<>", "!=", "<=", ">=", "..", "=~")
-
-
-def tokenize(text: str) -> list[Tok]:
-    """Cypher tokens without comments. Raises BadInputError on unterminated strings or comments."""
-    toks: list[Tok] = []
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if m := _SPACE.match(text, i):
-            i = m.end()
-        elif text.startswith("//", i):
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            if end < 0:
-                raise BadInputError("the query has an unterminated /* comment")
-            i = end + 2
-        elif ch in "'\"":
-            j = i + 1
-            while j < n and text[j] != ch:
-                j += 2 if text[j] == "\\" else 1
-            if j >= n:
-                raise BadInputError("the query has an unterminated string literal")
-            toks.append(Tok("string", text[i:j + 1], i, j + 1))
-            i = j + 1
-        elif ch == "`":
-            end = text.find("`", i + 1)
-            if end < 0:
-                raise BadInputError("the query has an unterminated `quoted` name")
-            toks.append(Tok("quoted", text[i + 1:end], i, end + 1))
-            i = end + 1
-        elif ch == "$":
-            m = _PARAM.match(text, i)
-            if not m:
-                raise UnsupportedQueryError("only plain `$name` parameters are supported here", HINT)
-            toks.append(Tok("param", m.group(1), i, m.end()))
-            i = m.end()
-        elif m := _WORD.match(text, i):
-            toks.append(Tok("word", m.group(), i, m.end()))
-            i = m.end()
-        elif m := _NUMBER.match(text, i):
-            toks.append(Tok("number", m.group(), i, m.end()))
-            i = m.end()
-        elif text[i:i + 2] in _PUNCT2:
-            toks.append(Tok("punct", text[i:i + 2], i, i + 2))
-            i += 2
-        else:
-            toks.append(Tok("punct", ch, i, i + 1))
-            i += 1
-    return toks
 
 
 # --- parameters --------------------------------------------------------------------------------
@@ -163,10 +94,12 @@ def literal(value: Any, name: str) -> str:
                                 "on the embedded store", HINT)
 
 
-def substitute(text: str, toks: list[Tok], params: dict[str, Any]) -> str:
+def substitute(text: str, toks: list[Token], params: dict[str, Any]) -> str:
     """The text with each `$name` replaced by the literal of `params[name]`."""
     out, last = [], 0
     for tok in toks:
+        if tok.kind == "punct" and tok.text == "$":
+            raise UnsupportedQueryError("only plain `$name` parameters are supported here", HINT)
         if tok.kind != "param":
             continue
         if tok.text not in params:
@@ -187,7 +120,7 @@ def _unsupported(feature: str, why: str = "") -> UnsupportedQueryError:
     return UnsupportedQueryError(f"the embedded store cannot answer this query: {feature}{detail}", HINT)
 
 
-def _closing(toks: list[Tok], i: int) -> int:
+def _closing(toks: list[Token], i: int) -> int:
     """Index of the bracket closing the one at `i`."""
     pairs = {"(": ")", "[": "]", "{": "}"}
     stack: list[str] = []
@@ -202,14 +135,14 @@ def _closing(toks: list[Tok], i: int) -> int:
     raise BadInputError("the query has unbalanced brackets")
 
 
-def check_tokens(toks: list[Tok]) -> None:
+def check_tokens(text: str, toks: list[Token]) -> None:
     """Refuse features grand-cypher lacks or gets wrong (see the module docstring)."""
     for k, tok in enumerate(toks):
         prev = toks[k - 1] if k else None
         nxt = toks[k + 1] if k + 1 < len(toks) else None
         after = toks[k + 2] if k + 2 < len(toks) else None
         is_property = prev is not None and prev.text == "."
-        if tok.kind == "string" and tok.text.startswith("'"):
+        if tok.kind == "string" and text[tok.start] == "'":
             raise _unsupported("single-quoted strings", "write them in double quotes")
         if tok.kind != "word" and tok.kind != "punct":
             continue
@@ -253,7 +186,7 @@ def check_tokens(toks: list[Tok]) -> None:
     _check_and_or(toks)
 
 
-def _check_and_or(toks: list[Tok]) -> None:
+def _check_and_or(toks: list[Token]) -> None:
     """Refuse AND and OR mixed at one bracket level: grand-cypher has no precedence between them."""
     stack: list[set[str]] = [set()]
     for tok in toks:
@@ -289,7 +222,7 @@ class _Patterns:
     spelled: dict[str, str] = field(default_factory=dict)   # variable -> its `:Labels {props}` text
 
 
-def _names(toks: list[Tok], i: int, stop: str) -> tuple[frozenset[str], int]:
+def _names(toks: list[Token], i: int, stop: str) -> tuple[frozenset[str], int]:
     """`A|B|C` (words or `quoted`) from i, up to a token in `stop`; returns the names and the end."""
     names = set()
     while i < len(toks) and toks[i].text not in stop:
@@ -301,7 +234,7 @@ def _names(toks: list[Tok], i: int, stop: str) -> tuple[frozenset[str], int]:
     return frozenset(names), i
 
 
-def _parse_node(toks: list[Tok], i: int, pats: _Patterns, anon: Iterator[int]) -> tuple[str, int]:
+def _parse_node(toks: list[Token], i: int, pats: _Patterns, anon: Iterator[int]) -> tuple[str, int]:
     close = _closing(toks, i)
     inner = toks[i + 1:close]
     var = f"#anon{next(anon)}"
@@ -321,7 +254,7 @@ def _parse_node(toks: list[Tok], i: int, pats: _Patterns, anon: Iterator[int]) -
     return var, close + 1
 
 
-def _parse_rel(toks: list[Tok], i: int) -> tuple[frozenset[str] | None, str, int]:
+def _parse_rel(toks: list[Token], i: int) -> tuple[frozenset[str] | None, str, int]:
     """A relationship between two node patterns from i (just after `)`); returns types, direction,
     and the index of the next node's `(`."""
     j = i
@@ -358,7 +291,7 @@ def _parse_rel(toks: list[Tok], i: int) -> tuple[frozenset[str] | None, str, int
     return types, ("left" if left_arrow else "right"), j
 
 
-def parse_patterns(toks: list[Tok]) -> _Patterns:
+def parse_patterns(toks: list[Token]) -> _Patterns:
     """The node variables (with label sets) and relationships of every MATCH clause."""
     pats = _Patterns()
     anon = iter(range(1_000_000))
@@ -437,12 +370,12 @@ def _norm(text: str) -> str:
     return re.sub(r"\s+", "", text).casefold()
 
 
-def return_items(text: str, toks: list[Tok]) -> tuple[list[ReturnItem], bool]:
+def return_items(text: str, toks: list[Token]) -> tuple[list[ReturnItem], bool]:
     """The RETURN clause's items and whether it has SKIP/LIMIT (which make an empty answer right)."""
     start = next((k for k, t in enumerate(toks) if t.up == "RETURN"), None)
     if start is None:
         raise BadInputError("the query has no RETURN clause")
-    items: list[list[Tok]] = [[]]
+    items: list[list[Token]] = [[]]
     depth = 0
     k = start + 1
     if k < len(toks) and toks[k].up == "DISTINCT":
@@ -485,7 +418,7 @@ def return_items(text: str, toks: list[Tok]) -> tuple[list[ReturnItem], bool]:
 # --- running -----------------------------------------------------------------------------------
 
 
-def _upcase_aggregates(text: str, toks: list[Tok]) -> str:
+def _upcase_aggregates(text: str, toks: list[Token]) -> str:
     """grand-cypher only knows COUNT, SUM, ... in upper case; Cypher's are case-insensitive."""
     out, last = [], 0
     for k, tok in enumerate(toks):
@@ -527,7 +460,7 @@ def run_grand_cypher(g: nx.MultiDiGraph, text: str, params: dict[str, Any]) -> l
     text = substitute(text, original_toks, params)
     toks = tokenize(text)
     try:
-        check_tokens(toks)
+        check_tokens(text, toks)
         check_patterns(parse_patterns(toks))
         items, paged = return_items(text, toks)
     except IndexError as err:           # a pattern or call cut short at the end of the text

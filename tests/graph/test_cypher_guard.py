@@ -46,6 +46,9 @@ REFUSED = [
     ("load csv from 'https://example.org/x.csv' as l return l", "LOAD CSV"),
     ("LOAD /* hidden */ CSV FROM 'file:///etc/passwd' AS l RETURN l", "LOAD CSV"),
     ("RETURN 1LOAD CSV FROM 'x' AS l", "LOAD CSV"),
+    ("RETURN 1.5e3LOAD CSV FROM 'x' AS l", "LOAD CSV"),
+    ("MATCH (n) WHERE n.x = $create RETURN n", "CREATE"),      # a parameter named like a keyword
+    ("MATCH (n) RETURN $apoc", "apoc"),
     ("CALL dbms.components()", "dbms"),
     ("CALL dbms.security.listUsers()", "dbms"),
     ("CALL db.index.fulltext.queryNodes('x', 'y')", "db.index.fulltext.queryNodes"),
