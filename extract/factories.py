@@ -78,6 +78,13 @@ def sentence_spans(doc: Doc) -> list[Span]:
     return [doc[a:b] for a, b in itertools.pairwise(bounds) if b > a]
 
 
+def sentence_index(doc: Doc) -> tuple[list[Span], list[int]]:
+    """The sentences and every token's sentence index, computed once per Doc by the resolver and
+    shared by the steps that need them (introductions, list cues, relations)."""
+    sents = sentence_spans(doc)
+    return sents, token_sentence(doc, sents)
+
+
 def token_sentence(doc: Doc, sents: list[Span]) -> list[int]:
     """Sentence index of every token."""
     out = [0] * len(doc)
@@ -983,11 +990,9 @@ def has_intro_cue(text: str, start: int) -> bool:
     return bool(_INTRO_RE.search(left[cut + 1:] if cut >= 0 else left))
 
 
-def detect_introduced(doc: Doc, spans: list[Span]) -> list[list[int]]:
+def detect_introduced(doc: Doc, spans: list[Span], sents: list[Span], sent_of: list[int]) -> list[list[int]]:
     """Mentions presented as new: preceded (within their sentence) by an introduction cue."""
     out = []
-    sents = sentence_spans(doc)
-    sent_of = token_sentence(doc, sents)
     text = doc_text(doc)
     seen: set[str] = set()
     for s in spans:
@@ -1013,8 +1018,8 @@ def detect_introduced(doc: Doc, spans: list[Span]) -> list[list[int]]:
 def _name_suffix_end(doc: Doc, end: int, limit: int) -> int:
     """Where a name continues past `end` as `-LT`, `-Clip`, `-1K` written without spaces."""
     while (end + 1 < limit and doc[end].text == "-" and not doc[end - 1].whitespace_
-           and not doc[end].whitespace_ and doc[end + 1].text[:1].isupper() | doc[end + 1].text[:1].isdigit()
-           and doc[end + 1].text.isalnum()):
+           and not doc[end].whitespace_ and doc[end + 1].text.isalnum()
+           and (doc[end + 1].text[0].isupper() or doc[end + 1].text[0].isdigit())):
         end += 2
         while end < limit and not doc[end - 1].whitespace_ and doc[end].text.isalnum():
             end += 1
@@ -1048,15 +1053,13 @@ _LIST_KEEPS = {"Benchmark": {"Model"}, "Dataset": {"Model"}, "Metric": {"Model"}
 _LIST_GAP_RE = re.compile(r"^\s*(?:,|,?\s*(?:and|or))?\s*(?:,\s*)?$")
 
 
-def retype_listed(doc: Doc, spans: list[Span]) -> list[Span]:
+def retype_listed(doc: Doc, spans: list[Span], sents: list[Span], sent_of: list[int]) -> list[Span]:
     """Names listed after `benchmarks such as`, `datasets including`, `metrics:` or `tasks like` are of
     that kind, whatever the name alone suggested (`ImageNet1K, COCO and V3DET` after `benchmarks such
     as` are benchmarks, not methods). The list runs while only commas, `and` and `or` separate the
     names (see `_LIST_KEEPS` for the types a cue leaves alone). The new type applies to
     every occurrence of the surface, so one name keeps one type in the abstract."""
     text = doc_text(doc)
-    sents = sentence_spans(doc)
-    sent_of = token_sentence(doc, sents)
     retyped: dict[str, str] = {}
     kind: str | None = None
     prev_end, prev_sent = 0, -1
@@ -1088,15 +1091,17 @@ class MentionResolver:
         self.phrase_prob = phrase_prob
 
     def __call__(self, doc: Doc) -> Doc:
+        sents, sent_of = sentence_index(doc)
         final = resolve_mentions(doc, self.typer, self.min_prob, self.phrases, self.phrase_prob)
-        final = retype_listed(doc, extend_name_suffixes(doc, final))
+        final = retype_listed(doc, extend_name_suffixes(doc, final), sents, sent_of)
         doc.spans[FINAL] = final
-        doc._.paperkg_introduced = detect_introduced(doc, final)
+        doc._.paperkg_introduced = detect_introduced(doc, final, sents, sent_of)
         if doc._.paperkg_aliases is None:
             doc._.paperkg_aliases = []
         text = doc_text(doc)
         introduced = {text[a:b] for a, b in doc._.paperkg_introduced}
-        doc._.paperkg_relations = extract_relations(doc, final, introduced, doc._.paperkg_aliases)
+        doc._.paperkg_relations = extract_relations(doc, final, introduced, doc._.paperkg_aliases,
+                                                    sents, sent_of)
         return doc
 
 
@@ -1165,7 +1170,7 @@ def alias_map(mentions: list[Span], aliases: list[tuple[str, str]], text: str) -
 
 
 def extract_relations(doc: Doc, mentions: list[Span], introduced: set[str],
-                      aliases: list[tuple[str, str]]) -> list[list]:
+                      aliases: list[tuple[str, str]], sents: list[Span], sent_of: list[int]) -> list[list]:
     """[head, TYPE, tail, sentence] triples from the mentions of one abstract.
 
     The head is the paper's own method (the first introduced Method/Model, long form preferred);
@@ -1173,8 +1178,6 @@ def extract_relations(doc: Doc, mentions: list[Span], introduced: set[str],
     sentences they share with the head or with `we`/`our`."""
     if not mentions:
         return []
-    sents = sentence_spans(doc)
-    sent_of = token_sentence(doc, sents)
     text = doc_text(doc)
     canon = alias_map(mentions, aliases, text)
     by_text: dict[str, list[Span]] = {}
