@@ -22,7 +22,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from paperkg.extract import factories
-from paperkg.extract.records import Extraction, Mention, RelationMention
+from paperkg.graph.records import Extraction, Mention, RelationMention
 
 log = logging.getLogger(__name__)
 
@@ -155,7 +155,7 @@ def _worker_batch(batch: list[Piece]) -> list[tuple[Extraction, tuple[str, int, 
 
 
 class Extractor:
-    """Entities, aliases and relations from abstracts, as `paperkg.extract.records.Extraction`."""
+    """Entities, aliases and relations from abstracts, as `paperkg.graph.records.Extraction`."""
 
     def __init__(self, mode: str = "default", n_process: int = 1, batch_size: int = 64,
                  ner_path: str | Path | None = None, typer_path: str | Path | None = None,

@@ -24,9 +24,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import BinaryIO, TextIO
 
-from paperkg.extract.records import PaperInput
 from paperkg.graph.errors import InputNotFoundError
 from paperkg.graph.normalize import paper_id_for
+from paperkg.graph.records import PaperInput
 
 __all__ = ["STDIN_SOURCE", "SUPPORTED_EXTENSIONS", "Problem", "format_for", "read_inputs"]
 

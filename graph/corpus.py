@@ -11,8 +11,8 @@ import hashlib
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 
-from paperkg.extract.records import Extraction, Mention, PaperInput, RelationMention
 from paperkg.graph.normalize import paper_text_key
+from paperkg.graph.records import Extraction, Mention, PaperInput, RelationMention
 
 
 def text_key(abstract: str) -> str:

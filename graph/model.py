@@ -2,18 +2,25 @@
 
 Properties (Neo4j-compatible: scalars and lists of scalars only; absent rather than None):
 
-- `Paper`: id, abstract, ids (every record id merged into it), title?, year?, authors?, url?
-  (plus `source_json` on Neo4j: the JSON of its corpus entry, so the graph can be re-derived)
+- `Paper`: id, ids (every record id merged into it), title?, year?, authors?, url?, doi?, categories?
+  (the abstract and evidence sentences are bulky text: stores may keep them beside the graph and
+  return them when a query asks)
 - `Collection`: id, name, paper_count
-- entities (`Method` ... `Task`): id, type, name (display), aliases (every surface form seen, name
-  included), keys (`name_key` of each alias: what lookups match), paper_count, introduced_count,
-  family? (Model only: `Qwen3` for `Qwen3-8B`)
+- entities (`Method` ... `Task`; Neo4j also gives each the shared label `Entity`): id, type, name
+  (display), aliases (every surface form seen, name included), keys (`name_key` of each alias: what
+  lookups match), paper_count, introduced_count, confidence (max over its mentions), first_year?,
+  last_year? (over the papers that mention it), family? (Model only: `Qwen3` for `Qwen3-8B`)
 - `IN_COLLECTION` Paper->Collection: (none)
-- `MENTIONS` Paper->entity: count, sentences, starts, ends, surfaces (parallel lists, one per mention;
-  a name written inside a longer one counts: `Tiny-ImageNet` also mentions `ImageNet`)
-- `INTRODUCES` Paper->entity: sentence
+- `MENTIONS` Paper->entity: count, sentences, starts, ends, surfaces, confidences (parallel lists, one
+  per mention; a name written inside a longer one counts: `Tiny-ImageNet` also mentions `ImageNet`),
+  confidence (max of confidences), year? (the paper's)
+- `INTRODUCES` Paper->entity: sentence, year?
 - relations entity->entity: papers (supporting paper ids, sorted), support (= len(papers)),
-  evidence (one sentence per supporting paper, parallel to papers)
+  confidences (per supporting paper, parallel to papers), confidence (combined: 1 - prod(1 - p)),
+  evidence (one sentence per supporting paper, parallel to papers), first_year?
+
+Confidence is the extractor's probability (`graph.records.Mention.confidence`); 1.0 where a rule is
+certain by construction.
 """
 
 from __future__ import annotations

@@ -19,8 +19,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
-from paperkg.extract.records import Extraction, Mention
 from paperkg.graph.normalize import compact_key, fold_dashes, name_key
+from paperkg.graph.records import Extraction, Mention
 
 # Type preference when votes tie: the more specific, named kinds first.
 TYPE_ORDER = ("Model", "Benchmark", "Dataset", "Method", "Metric", "Task")

@@ -27,8 +27,8 @@ from pathlib import Path
 import spacy
 
 from paperkg.extract import factories
-from paperkg.extract.records import ENTITY_TYPES
 from paperkg.extract.training import data
+from paperkg.graph.records import ENTITY_TYPES
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE.parent / "model" / "typer.json"

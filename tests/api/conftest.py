@@ -16,10 +16,10 @@ from fastapi.testclient import TestClient
 from paperkg.api.app import create_app
 from paperkg.api.deps import get_store
 from paperkg.api.settings import Settings
-from paperkg.extract.records import Extraction, Mention, PaperInput, RelationMention
 from paperkg.graph.build import build_graph
 from paperkg.graph.corpus import Corpus
 from paperkg.graph.embedded import EmbeddedStore
+from paperkg.graph.records import Extraction, Mention, PaperInput, RelationMention
 
 # (id, collection, abstract, [(surface, type, introduced)], [(head, type, tail)], [(short, long)])
 PAPERS: list[tuple[str, str | None, str, list[tuple[str, str, bool]], list[tuple[str, str, str]],

@@ -11,9 +11,9 @@ from fastapi.testclient import TestClient
 
 from paperkg.api.app import create_app
 from paperkg.api.settings import Settings
-from paperkg.extract.records import PaperInput
 from paperkg.graph.build import build_graph
 from paperkg.graph.embedded import DATA_FILE, EmbeddedStore
+from paperkg.graph.records import PaperInput
 from tests.api.conftest import build_store
 
 

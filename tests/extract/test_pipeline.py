@@ -8,7 +8,7 @@ import warnings
 import pytest
 
 from paperkg.extract.pipeline import Extractor, build_nlp
-from paperkg.extract.records import Extraction
+from paperkg.graph.records import Extraction
 
 
 @pytest.fixture(scope="module", params=["default", "rules"])

@@ -23,7 +23,6 @@ import neo4j
 import pytest
 from neo4j import GraphDatabase
 
-from paperkg.extract.records import Extraction, Mention, PaperInput, RelationMention
 from paperkg.graph import cypher_guard
 from paperkg.graph.corpus import Corpus, entry_to_dict
 from paperkg.graph.errors import BadInputError, QueryRefusedError, StoreUnavailableError, UsageError
@@ -40,6 +39,7 @@ from paperkg.graph.neo4j_store import (
     schema_statements,
     source_json,
 )
+from paperkg.graph.records import Extraction, Mention, PaperInput, RelationMention
 from paperkg.graph.store import GraphStore, empty_stats, graph_stats
 
 pytestmark = pytest.mark.neo4j

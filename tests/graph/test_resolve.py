@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from paperkg.extract.records import Extraction, Mention
+from paperkg.graph.records import Extraction, Mention
 from paperkg.graph.resolve import is_acronym, model_family, nested_mentions, resolve
 
 

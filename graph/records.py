@@ -1,14 +1,18 @@
-"""Plain records that flow from the readers through extraction into the graph builder.
+"""The neutral records between the extractor, resolution and the stores (neo4j-graphrag's `types.py`
+idea): readers yield `PaperInput`, the extractor produces `Extraction`s, the graph consumes them.
 
-They carry no spaCy objects, so `paperkg.graph` can consume them without importing spaCy.
+They live with the graph model, not the extractor, so `paperkg.graph` never imports `paperkg.extract`
+(data flows one way) and they carry no spaCy objects.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-ENTITY_TYPES: tuple[str, ...] = ("Method", "Model", "Dataset", "Benchmark", "Metric", "Task")
-RELATION_TYPES: tuple[str, ...] = ("EVALUATED_ON", "COMPARED_WITH", "USES", "ADDRESSES", "MEASURED_BY")
+from paperkg.graph.model import ENTITY_LABELS as ENTITY_TYPES
+from paperkg.graph.model import RELATION_TYPES
+
+__all__ = ["ENTITY_TYPES", "RELATION_TYPES", "Extraction", "Mention", "PaperInput", "RelationMention"]
 
 
 @dataclass(frozen=True)
@@ -24,6 +28,8 @@ class PaperInput:
     year: int | None = None
     authors: tuple[str, ...] = ()
     url: str | None = None
+    doi: str | None = None
+    categories: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -36,6 +42,10 @@ class Mention:
     end: int
     sentence: int
     introduced: bool = False
+    # the model's probability that this span is an entity of this type (1.0 for rules that are
+    # certain by construction, e.g. a defined acronym); the graph keeps it so users can trade
+    # recall for precision
+    confidence: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -46,6 +56,7 @@ class RelationMention:
     type: str
     tail: str
     sentence: int
+    confidence: float = 1.0
 
 
 @dataclass
