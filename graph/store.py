@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from paperkg.graph.corpus import Corpus
-from paperkg.graph.model import EDGE_TYPES, NODE_LABELS, KnowledgeGraph
+from paperkg.graph.model import EDGE_TYPES, NODE_LABELS, Edge, KnowledgeGraph, Node
 
 DEFAULT_STORE = "./paperkg-store"
 
@@ -32,6 +33,50 @@ class GraphStore(Protocol):
         it once (embedded); None for stores every query reads live (Neo4j)."""
 
     def close(self) -> None: ...
+
+
+@dataclass
+class GraphDelta:
+    """What one build changed in the derived graph, for a store that holds a copy of it (Neo4j).
+
+    The build state (`graph/state.py`, SQLite in the store directory) derives the graph and knows
+    what it held before; a build hands the target only the difference, so adding 100 papers to a
+    database of 100k writes about what adding them to an empty one writes.
+
+    - `nodes` / `edges`: every node and edge that is new or whose properties changed, whole (all
+      properties: `SET n = props` is right).
+    - `deleted_nodes` / `deleted_edges`: what the graph no longer has (props empty; label + id and
+      type + endpoint keys identify them). Apply upserts first (nodes, then edges), deletions last,
+      so a reader never misses something both the old and the new graph hold.
+    - `generation`: the state generation the target holds after applying; `base`: the one it must
+      hold before. When the target's recorded generation is not `base` (first build into this
+      database, a save killed half-way, a database written from another state), the build sends a
+      `full` delta instead: every node and edge, and the target deletes whatever else it holds.
+    """
+
+    nodes: list[Node] = field(default_factory=list)
+    edges: list[Edge] = field(default_factory=list)
+    deleted_nodes: list[Node] = field(default_factory=list)
+    deleted_edges: list[Edge] = field(default_factory=list)
+    generation: str = ""
+    base: str | None = None
+    full: bool = False
+
+    def __bool__(self) -> bool:
+        return bool(self.full or self.nodes or self.edges or self.deleted_nodes or self.deleted_edges)
+
+
+@runtime_checkable
+class GraphWriter(Protocol):
+    """A store that keeps its own copy of the graph (Neo4j) and is kept in step by deltas."""
+
+    def synced_generation(self) -> str | None:
+        """The `GraphDelta.generation` last applied completely (None: never, or unknown)."""
+
+    def apply(self, delta: GraphDelta) -> None:
+        """Make the stored graph the old one changed by `delta` (exactly the delta's nodes and
+        edges when `delta.full`), recording `delta.generation` last, only once all of it is written;
+        idempotent, so a killed apply is repaired by applying again."""
 
 
 def empty_stats() -> dict[str, dict[str, int]]:
