@@ -12,9 +12,14 @@ writer owns every rule instead:
   (`TYPE|source|target`) stay available as `kg_id`.
 - Every node has `label` (display name) and `type` (node label); every edge has `type`, `label` (also
   the type, so Gephi's edge labels say what an edge is) and `weight` (MENTIONS `count`, relation
-  `support`, else 1). A MENTIONS and an INTRODUCES between the same pair are two edges with two ids:
-  a repeated id is what makes Gephi drop an edge (its "merge parallel edges" import option still
-  applies; choose "don't merge" to keep them apart in Gephi).
+  `support`, else 1). Entities, MENTIONS and relation edges have `confidence` (the extractor's
+  probability; 1.0 when the graph carries none, as `graph/model.py` reads a missing one).
+- Each `<edge>` element also has the XML attribute `label="TYPE"`: Gephi's GraphML importer reads
+  that attribute (not the `label` data key) as the edge's kind, and its default import merges
+  parallel edges between two nodes unless their kinds differ. Without it a paper's MENTIONS and
+  INTRODUCES of one entity became one edge (the seed export lost 215 of 2,785 edges); with it Gephi
+  keeps every edge (tests/graph/test_gephi.py imports with Gephi's own importer). The attribute is
+  outside the GraphML schema's edge attributes; networkx and igraph ignore it.
 - Gephi's visual attributes on nodes: integer `r`, `g`, `b` (a fixed colour per label; Gephi rejects
   `255.0`) and a double `size` from `paper_count`.
 - Every other property is exported as a scalar: lists joined with " | ", dicts as JSON, None/NaN/inf
@@ -42,7 +47,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 from xml.sax.saxutils import escape
 
-from paperkg.graph.model import RELATION_TYPES, Edge, KnowledgeGraph, Node
+from paperkg.graph.model import ENTITY_LABELS, RELATION_TYPES, Edge, KnowledgeGraph, Node
 
 log = logging.getLogger(__name__)
 
@@ -71,8 +76,8 @@ DEFAULT_COLOUR: tuple[int, int, int] = (160, 160, 160)
 # Properties never exported: internal lookup keys, the Paper's extraction JSON (large, re-derivable),
 # and those that repeat what a computed attribute already says (`id` is in `kg_id`; an entity's `type`
 # is the node label).
-SKIPPED_NODE_PROPS = frozenset({"keys", "extraction", "id", "type"})
-SKIPPED_EDGE_PROPS = frozenset({"id", "type"})
+SKIPPED_NODE_PROPS = frozenset({"keys", "extraction", "id", "type", "confidence"})
+SKIPPED_EDGE_PROPS = frozenset({"id", "type", "confidence"})
 
 # Computed attributes, in declaration order, and the names Gephi or igraph treat specially. A property
 # with one of these names is exported as `prop_<name>` so it neither clashes with a computed key
@@ -85,12 +90,14 @@ NODE_COMPUTED: tuple[tuple[str, str], ...] = (
     ("g", "int"),
     ("b", "int"),
     ("size", "double"),
+    ("confidence", "double"),
 )
 EDGE_COMPUTED: tuple[tuple[str, str], ...] = (
     ("label", "string"),
     ("type", "string"),
     ("kg_id", "string"),
     ("weight", "double"),
+    ("confidence", "double"),
 )
 NODE_RESERVED = frozenset({name for name, _ in NODE_COMPUTED} | {"id", "x", "y", "z", "color"})
 EDGE_RESERVED = frozenset(
@@ -258,6 +265,23 @@ def edge_weight(edge: Edge) -> float:
     return 1.0 if weight is None else weight
 
 
+def node_confidence(node: Node) -> float | None:
+    """An entity's confidence (max over its mentions); 1.0 when the graph has none; None (not
+    written) for papers and collections, which are read, not extracted."""
+    if node.label not in ENTITY_LABELS:
+        return None
+    value = _finite_number(node.props.get("confidence"))
+    return 1.0 if value is None else value
+
+
+def edge_confidence(edge: Edge) -> float | None:
+    """A MENTIONS' or relation's confidence (1.0 when absent); None for the other edge types."""
+    if edge.type != "MENTIONS" and edge.type not in RELATION_TYPES:
+        return None
+    value = _finite_number(edge.props.get("confidence"))
+    return 1.0 if value is None else value
+
+
 def _node_computed(key: str, node: Node) -> dict[str, Any]:
     r, g, b = LABEL_COLOURS.get(node.label, DEFAULT_COLOUR)
     return {
@@ -268,6 +292,7 @@ def _node_computed(key: str, node: Node) -> dict[str, Any]:
         "g": g,
         "b": b,
         "size": node_size(node),
+        "confidence": node_confidence(node),
     }
 
 
@@ -277,6 +302,7 @@ def _edge_computed(edge: Edge) -> dict[str, Any]:
         "type": clean_text(edge.type),
         "kg_id": clean_text(edge.id),
         "weight": edge_weight(edge),
+        "confidence": edge_confidence(edge),
     }
 
 
@@ -388,8 +414,9 @@ def _chunks(graph: KnowledgeGraph, counts: list[int]) -> Iterator[str]:
             dangling += 1
             continue
         values = _element_values(_edge_computed(edge), edge.props, SKIPPED_EDGE_PROPS, EDGE_RESERVED)
+        edge_kind = clean_text(edge.type)
         yield (
-            f'    <edge id="e{written}" source="{source}" target="{target}">\n'
+            f'    <edge id="e{written}" source="{source}" target="{target}" label={_attr(edge_kind)}>\n'
             f"{''.join(_data_lines(values, edge_keys))}    </edge>\n"
         )
         written += 1

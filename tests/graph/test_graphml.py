@@ -173,6 +173,8 @@ def small_graph() -> KnowledgeGraph:
                 "keys": ["grpo"],
                 "paper_count": 1,
                 "introduced_count": 1,
+                "confidence": 0.9,
+                "first_year": 2025,
             },
         )
     )
@@ -195,6 +197,8 @@ def small_graph() -> KnowledgeGraph:
                 "starts": [11, 30],
                 "ends": [15, 34],
                 "surfaces": ["GRPO", "GRPO"],
+                "confidences": [0.9, 0.5],
+                "confidence": 0.9,
             },
         )
     )
@@ -204,7 +208,8 @@ def small_graph() -> KnowledgeGraph:
             "EVALUATED_ON",
             METHOD,
             DATASET,
-            {"papers": ["p1"], "support": 1, "evidence": ["We propose GRPO & evaluate it on GSM8K."]},
+            {"papers": ["p1"], "support": 1, "evidence": ["We propose GRPO & evaluate it on GSM8K."],
+             "confidences": [0.75], "confidence": 0.75},
         )
     )
     return g
@@ -482,6 +487,35 @@ def test_golden_file(tmp_path: Path) -> None:
         "GraphML output changed; if intended, regenerate (see the module docstring) and review the diff"
     )
     check_structure(GOLDEN)
+
+
+@pytest.mark.parametrize(("element", "expected"), [
+    (METHOD, 0.9),                          # the entity's own confidence
+    (DATASET, 1.0),                         # an entity without one: 1.0, as graph/model.py reads it
+    (PAPER_A, None),                        # papers are read, not extracted: no confidence
+    (f"MENTIONS|{PAPER_A}|{METHOD}", 0.9),
+    (f"EVALUATED_ON|{METHOD}|{DATASET}", 0.75),
+    (f"INTRODUCES|{PAPER_A}|{METHOD}", None),
+    (f"IN_COLLECTION|{PAPER_A}|{COLLECTION}", None),
+])
+def test_confidence_exported(tmp_path: Path, element: str, expected: float | None) -> None:
+    path, _ = export(small_graph(), tmp_path)
+    g = nx.read_graphml(path)
+    found = {d["kg_id"]: d.get("confidence") for _, d in g.nodes(data=True)}
+    found.update({d["kg_id"]: d.get("confidence") for _, _, d in g.edges(data=True)})
+    assert found[element] == expected
+
+
+def test_every_edge_element_names_its_kind(tmp_path: Path) -> None:
+    """Gephi tells parallel edges apart by the `label` XML attribute of `<edge>` (its edge kind)."""
+    path, _ = export(nasty_graph(), tmp_path)
+    edges = ET.parse(path).getroot().iter(f"{Q}edge")
+    kinds = {}
+    for edge in edges:
+        data = {d.get("key"): d.text for d in edge.iter(f"{Q}data")}
+        kinds[edge.get("label")] = kinds.get(edge.get("label"), 0) + 1
+        assert edge.get("label") in data.values()    # the same text as the `type` data key
+    assert kinds == {"IN_COLLECTION": 2, "MENTIONS": 2, "INTRODUCES": 1, "EVALUATED_ON": 1, "USES": 1}
 
 
 class _Unprintable:
