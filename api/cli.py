@@ -124,16 +124,20 @@ def main() -> None:
               help="Extraction pipeline: learned + rules, or rules only (faster).")
 @click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Extraction processes.")
+@click.option("--dask", "dask_address", metavar="ADDRESS",
+              help="Extract on a Dask cluster: a scheduler address (tcp://HOST:8786), or `local` for "
+                   "one worker process per core (needs `pip install paperkg[dask]`).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @handle_errors
-def build(inputs: tuple[str, ...], mode: str, jobs: int, as_json: bool, **kwargs: Any) -> None:
+def build(inputs: tuple[str, ...], mode: str, jobs: int, dask_address: str | None, as_json: bool,
+          **kwargs: Any) -> None:
     """Read INPUT files (collection .txt, .jsonl, .csv, .gz, directories, - for stdin), extract,
     resolve and add them to the store."""
     from paperkg.extract.ingest import ingest
 
     store = _open(kwargs, create=True)
     try:
-        summary = ingest(inputs, store, _reporter, mode=mode, n_process=jobs,
+        summary = ingest(inputs, store, _reporter, mode=mode, n_process=jobs, dask=dask_address,
                          progress=_progress("extracting"))
     finally:
         store.close()

@@ -234,12 +234,14 @@ def tokenizer_pass(texts: Sequence[str]) -> dict[str, float]:
             "cpu_s": round(t.cpu, 3), "per_cpu_s": round(len(texts) / max(t.cpu, 1e-9), 1)}
 
 
-def extraction_pass(texts: Sequence[str], mode: str, jobs: int, batch_size: int) -> dict[str, Any]:
-    """`Extractor(mode, n_process=jobs).extract` over every text, results consumed and dropped."""
+def extraction_pass(texts: Sequence[str], mode: str, jobs: int, batch_size: int,
+                    dask: str | None = None) -> dict[str, Any]:
+    """`Extractor(mode, n_process=jobs, dask=dask).extract` over every text, results consumed and
+    dropped. On Dask the workers load the pipeline when the first task arrives, so it counts as run."""
     from paperkg.extract.pipeline import Extractor
 
     with Timed() as load:
-        extractor = Extractor(mode=mode, n_process=jobs, batch_size=batch_size)
+        extractor = Extractor(mode=mode, n_process=jobs, batch_size=batch_size, dask=dask)
     mentions = relations = aliases = 0
     by_type: dict[str, int] = {}
     with Timed() as run:

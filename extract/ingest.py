@@ -42,10 +42,12 @@ def ingest(
     *,
     mode: str = "default",
     n_process: int = 1,
+    dask: str | None = None,
     progress: Callable[[Iterable, int], Iterable] | None = None,
 ) -> BuildSummary:
     """Add the papers in `paths` to `store`. Bad records are reported and skipped; the store is
-    written once, at the end, and only if something changed."""
+    written once, at the end, and only if something changed. With `dask` (a scheduler address or
+    `local`) the new papers are extracted on that cluster; everything else happens here."""
     summary = BuildSummary()
 
     def counted(problem: Problem) -> None:
@@ -74,7 +76,7 @@ def ingest(
     if todo:
         from paperkg.extract.pipeline import Extractor
 
-        extractor = Extractor(mode=mode, n_process=n_process)
+        extractor = Extractor(mode=mode, n_process=n_process, dask=dask)
         results = extractor.extract((entry.id, entry.abstract) for entry in todo)
         pairs = zip(todo, results, strict=True)
         for entry, extraction in (progress(pairs, len(todo)) if progress else pairs):

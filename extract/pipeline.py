@@ -22,6 +22,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from paperkg.extract import factories
+from paperkg.graph.errors import UsageError
 from paperkg.graph.records import Extraction, Mention, RelationMention
 
 log = logging.getLogger(__name__)
@@ -140,7 +141,7 @@ def _init_worker(mode: str, paths: dict[str, str | None]) -> None:
     _WORKER["nlp"] = build_nlp(mode, **paths)
 
 
-def _run_batch(nlp: Language, batch: list[Piece]) -> list[tuple[Extraction, tuple[str, int, int]]]:
+def run_batch(nlp: Language, batch: list[Piece]) -> list[tuple[Extraction, tuple[str, int, int]]]:
     """Extract one batch of pieces with `nlp.pipe`; the result is plain records, cheap to pickle."""
     out = []
     for doc, meta in nlp.pipe(batch, as_tuples=True):
@@ -151,7 +152,7 @@ def _run_batch(nlp: Language, batch: list[Piece]) -> list[tuple[Extraction, tupl
 
 
 def _worker_batch(batch: list[Piece]) -> list[tuple[Extraction, tuple[str, int, int]]]:
-    return _run_batch(_WORKER["nlp"], batch)
+    return run_batch(_WORKER["nlp"], batch)
 
 
 class Extractor:
@@ -159,13 +160,24 @@ class Extractor:
 
     def __init__(self, mode: str = "default", n_process: int = 1, batch_size: int = 64,
                  ner_path: str | Path | None = None, typer_path: str | Path | None = None,
-                 phrases_path: str | Path | None = None) -> None:
+                 phrases_path: str | Path | None = None, dask: str | None = None) -> None:
+        """`dask` is a scheduler address (or `local`): the batches then run as tasks on that cluster
+        (`extract.cluster`) and `n_process` is ignored."""
         self.mode = mode
         self.n_process = max(1, int(n_process))
         self.batch_size = max(1, int(batch_size))
         self.paths = {"ner_path": ner_path, "typer_path": typer_path, "phrases_path": phrases_path}
-        self.nlp = build_nlp(mode, **self.paths)
-        self.limit = min(CHUNK_CHARS, self.nlp.max_length)
+        self.dask = dask
+        self.limit = CHUNK_CHARS
+        # loaded now for local extraction (so load time is not extraction time); a Dask build loads
+        # it on the workers only
+        self._nlp: Language | None = None if dask else build_nlp(mode, **self.paths)
+
+    @property
+    def nlp(self) -> Language:
+        if self._nlp is None:
+            self._nlp = build_nlp(self.mode, **self.paths)
+        return self._nlp
 
     def _pieces(self, papers: Iterable[tuple[str, str]]) -> Iterator[Piece]:
         for paper_id, text in papers:
@@ -192,14 +204,25 @@ class Extractor:
             yield batch
 
     def _results(self, papers: Iterable[tuple[str, str]]) -> Iterator[tuple[Extraction, tuple]]:
+        paths = {k: str(v) if v else None for k, v in self.paths.items()}
+        if self.dask:
+            try:
+                from paperkg.extract.cluster import run_batches
+            except ImportError as err:
+                if err.name not in ("dask", "distributed"):
+                    raise
+                raise UsageError("--dask needs Dask's distributed package",
+                                 "install it with `pip install 'paperkg[dask]'`") from err
+            for results in run_batches(self.dask, self.mode, paths, self._batches(papers)):
+                yield from results
+            return
         if self.n_process == 1:
             for batch in self._batches(papers):
-                yield from _run_batch(self.nlp, batch)
+                yield from run_batch(self.nlp, batch)
             return
         # worker processes each run the pipeline and send back plain records (no Doc serialisation)
         ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods()
                                           else "spawn")
-        paths = {k: str(v) if v else None for k, v in self.paths.items()}
         with ctx.Pool(self.n_process, initializer=_init_worker, initargs=(self.mode, paths)) as pool:
             for results in pool.imap(_worker_batch, self._batches(papers)):
                 yield from results
@@ -218,8 +241,9 @@ class Extractor:
 
     def extract_text(self, text: str, paper_id: str = "") -> Extraction:
         """One abstract, in this process."""
-        n_process, self.n_process = self.n_process, 1
+        n_process, dask = self.n_process, self.dask
+        self.n_process, self.dask = 1, None
         try:
             return next(self.extract([(paper_id, text)]))
         finally:
-            self.n_process = n_process
+            self.n_process, self.dask = n_process, dask
