@@ -217,6 +217,16 @@ def export() -> None:
     """Export the graph."""
 
 
+def _export(out: str, writer: Callable[..., tuple[int, int]], kwargs: dict[str, Any]) -> None:
+    store = _open(kwargs)
+    try:
+        graph = store.export()
+    finally:
+        store.close()
+    nodes, edges = writer(graph, sys.stdout.buffer if out == "-" else out)
+    click.echo(f"wrote {nodes} nodes and {edges} edges to {out}", err=True)
+
+
 @export.command("graphml")
 @click.argument("out", type=click.Path(dir_okay=False))
 @store_options
@@ -225,16 +235,19 @@ def export_graphml(out: str, **kwargs: Any) -> None:
     """Write GraphML that Gephi opens (OUT, or - for stdout)."""
     from paperkg.graph.graphml import write_graphml
 
-    store = _open(kwargs)
-    try:
-        graph = store.export()
-    finally:
-        store.close()
-    if out == "-":
-        nodes, edges = write_graphml(graph, sys.stdout.buffer)
-    else:
-        nodes, edges = write_graphml(graph, out)
-    click.echo(f"wrote {nodes} nodes and {edges} edges to {out}", err=True)
+    _export(out, write_graphml, kwargs)
+
+
+@export.command("gexf")
+@click.argument("out", type=click.Path(dir_okay=False))
+@store_options
+@handle_errors
+def export_gexf(out: str, **kwargs: Any) -> None:
+    """Write dynamic GEXF 1.3 (OUT, or - for stdout): every node and edge starts in the year it first
+    appears, so Gephi's timeline replays the field's growth."""
+    from paperkg.graph.gexf import write_gexf
+
+    _export(out, write_gexf, kwargs)
 
 
 @main.command()

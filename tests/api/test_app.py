@@ -58,7 +58,8 @@ def test_stats_is_the_cli_json(client: TestClient, small_store: EmbeddedStore) -
 def test_openapi_and_docs(client: TestClient) -> None:
     schema = client.get("/openapi.json").json()
     assert {"/health", "/stats", "/queries", "/queries/{name}", "/entities", "/entities/{id}",
-            "/entities/{id}/neighbors", "/papers/{id}", "/cypher", "/export/graphml"} <= set(schema["paths"])
+            "/entities/{id}/neighbors", "/papers/{id}", "/cypher", "/export/graphml",
+            "/export/gexf"} <= set(schema["paths"])
     for path, item in schema["paths"].items():
         for method, operation in item.items():
             for status, response in operation["responses"].items():
@@ -336,6 +337,18 @@ def test_graphml_download(client: TestClient, small_store: EmbeddedStore) -> Non
     assert "paperkg.graphml" in response.headers["content-disposition"]
     graph = nx.read_graphml(io.BytesIO(response.content))
     stats = graph_stats(small_store.graph())
+    assert graph.number_of_nodes() == sum(stats["nodes"].values())
+    assert graph.number_of_edges() == sum(stats["edges"].values())
+
+
+def test_gexf_download(client: TestClient, small_store: EmbeddedStore) -> None:
+    response = client.get("/export/gexf")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("application/gexf+xml")
+    assert "paperkg.gexf" in response.headers["content-disposition"]
+    graph = nx.read_gexf(io.BytesIO(response.content))
+    stats = graph_stats(small_store.graph())
+    assert graph.graph["mode"] == "dynamic"
     assert graph.number_of_nodes() == sum(stats["nodes"].values())
     assert graph.number_of_edges() == sum(stats["edges"].values())
 

@@ -141,6 +141,20 @@ def test_extract_writes_one_scored_line_per_abstract(tmp_path: Path) -> None:
             assert ent["type"] in {"Method", "Model", "Dataset", "Benchmark", "Metric", "Task"}
 
 
+def test_export_gexf_on_the_built_store(store: Path, tmp_path: Path) -> None:
+    import networkx as nx
+
+    out = tmp_path / "g.gexf"
+    proc = paperkg("export", "gexf", str(out), "--store", str(store))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "" and "wrote" in proc.stderr
+    graph = nx.read_gexf(out)
+    assert graph.graph["mode"] == "dynamic"
+    assert graph.number_of_nodes() == sum(stats(store)["nodes"].values())
+    piped = paperkg("export", "gexf", "-", "--store", str(store))
+    assert piped.returncode == 0 and piped.stdout == out.read_text(encoding="utf-8")
+
+
 def test_stats_and_export_on_the_built_store(store: Path, tmp_path: Path) -> None:
     out = tmp_path / "g.graphml"
     proc = paperkg("export", "graphml", str(out), "--store", str(store))

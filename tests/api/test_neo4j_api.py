@@ -136,6 +136,17 @@ def test_graphml_from_neo4j_matches_embedded(embedded_client: TestClient, neo4j_
     assert (a.number_of_nodes(), a.number_of_edges()) == (b.number_of_nodes(), b.number_of_edges())
 
 
+def test_gexf_from_neo4j_matches_embedded(embedded_client: TestClient, neo4j_client: TestClient) -> None:
+    import io
+
+    import networkx as nx
+
+    a = nx.read_gexf(io.BytesIO(neo4j_client.get("/export/gexf").content))
+    b = nx.read_gexf(io.BytesIO(embedded_client.get("/export/gexf").content))
+    assert dict(a.nodes(data="start")) == dict(b.nodes(data="start"))
+    assert sorted(a.edges(keys=True)) == sorted(b.edges(keys=True))
+
+
 def test_catalog_query_timeout_is_503_problem(neo4j_client: TestClient, neo4j_small_store: Any,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """A catalog query Neo4j stops at its transaction timeout is a 503 problem (retry, or narrow the

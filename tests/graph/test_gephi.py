@@ -9,9 +9,11 @@ from typing import Any
 
 import pytest
 
+from paperkg.graph.gexf import first_years, write_gexf
 from paperkg.graph.graphml import write_graphml
-from paperkg.graph.model import KnowledgeGraph
+from paperkg.graph.model import ENTITY_LABELS, KnowledgeGraph
 from tests.graph.gephi.importer import GephiImporter
+from tests.graph.test_gexf import timed_graph
 from tests.graph.test_graphml import nasty_graph, small_graph
 
 
@@ -43,3 +45,32 @@ def test_seed_graphml_keeps_every_edge(seed_store: Any, tmp_path: Path, gephi: G
     assert (seen["nodes"], seen["edges"]) == (nodes, edges)
     assert seen["edge_kinds"] == _kinds(graph, set(graph.nodes))
     assert not [i for i in seen["issues"] if i.startswith(("SEVERE", "CRITICAL"))]
+
+
+def test_gexf_imports_as_dynamic_graph(tmp_path: Path, gephi: GephiImporter) -> None:
+    graph = timed_graph()
+    path = tmp_path / "g.gexf"
+    nodes, edges = write_gexf(graph, path)
+    seen = gephi.import_file(path)
+    assert seen["dynamic"] is True
+    assert (seen["nodes"], seen["edges"]) == (nodes, edges)
+    assert seen["edge_kinds"] == _kinds(graph, set(graph.nodes))
+    years, _ = first_years(graph)
+    assert seen["first"] == {key: float(years[key]) if key in years else None for key in graph.nodes}
+
+
+def test_arxiv_example_gexf_replays_its_years(arxiv_example_store: Any, tmp_path: Path,
+                                              gephi: GephiImporter) -> None:
+    """The shipped example: every paper starts in its year, every entity in its first paper's."""
+    graph = arxiv_example_store.export()
+    path = tmp_path / "arxiv.gexf"
+    nodes, edges = write_gexf(graph, path)
+    seen = gephi.import_file(path)
+    assert seen["dynamic"] is True and (seen["nodes"], seen["edges"]) == (nodes, edges)
+    papers = {k: n.props["year"] for k, n in graph.nodes.items() if n.label == "Paper"}
+    assert len(papers) == 300 and set(papers.values()) == {2024, 2025, 2026}
+    assert all(seen["first"][k] == float(year) for k, year in papers.items())
+    years, _ = first_years(graph)
+    entities = [k for k, n in graph.nodes.items() if n.label in ENTITY_LABELS]
+    assert all(seen["first"][k] == float(years[k]) for k in entities)
+    assert {seen["first"][k] for k in entities} == {2024.0, 2025.0, 2026.0}
