@@ -24,7 +24,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from paperkg.api import problems
 from paperkg.api.deps import StoreHolder, get_store
 from paperkg.api.models import Problem
-from paperkg.api.routers import cypher, entities, export, health, papers, queries, stats
+from paperkg.api.routers import cypher, entities, export, health, papers, queries, stats, ui
 from paperkg.api.settings import Settings
 
 
@@ -111,6 +111,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "`application/problem+json` (RFC 9457)."
         ),
         lifespan=lifespan,
+        # FastAPI's own pages load their scripts from CDNs; `ui` serves vendored copies instead.
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.store_holder = holder
@@ -131,8 +134,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         papers.router,
         cypher.router,
         export.router,
+        ui.router,
     ):
         app.include_router(router)
+    app.mount("/static", ui.static_files(), name="static")
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:

@@ -1,0 +1,122 @@
+"""A real `paperkg serve` on the seed store and a real Chromium (Debian's, driven by Playwright).
+
+Every request a page makes goes through a route handler that records its URL and refuses any that
+is not the server's own, so a test can assert that nothing left the machine; console errors and
+uncaught page errors are recorded too. Playwright never downloads a browser here: it launches
+`/usr/bin/chromium` (`.ci/run` installs it when missing).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, ConsoleMessage, Page, Playwright, Route, sync_playwright
+
+from tests.api.test_live_server import free_port
+
+CHROMIUM = os.environ.get("PAPERKG_TEST_CHROMIUM", "/usr/bin/chromium")
+
+
+@pytest.fixture(scope="session")
+def seed_server(seed_store_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """`paperkg serve` on the seed store, as a user starts it; its base URL."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PAPERKG_")}
+    log = tmp_path_factory.mktemp("explorer-server") / "server.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "paperkg.api.cli", "serve", "--store", str(seed_store_path),
+             "--host", "127.0.0.1", "--port", str(port)],
+            stdout=out, stderr=subprocess.STDOUT, env=env,
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"paperkg serve exited with {proc.returncode}:\n{log.read_text()}")
+            try:
+                if httpx.get(f"{base}/health", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"paperkg serve did not come up in 60 s:\n{log.read_text()}")
+            time.sleep(0.2)
+        yield base
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture(scope="session")
+def playwright() -> Iterator[Playwright]:
+    with sync_playwright() as p:
+        yield p
+
+
+@pytest.fixture(scope="session")
+def browser(playwright: Playwright) -> Iterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"no Chromium at {CHROMIUM}: install Debian's `chromium` (.ci/run does)")
+    browser = playwright.chromium.launch(executable_path=CHROMIUM)
+    yield browser
+    browser.close()
+
+
+@dataclass
+class Watched:
+    """A page, and what it did: every URL it asked for, the ones refused, its console errors."""
+
+    page: Page
+    base: str
+    requests: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def assert_clean(self) -> None:
+        """Nothing left the machine and nothing went wrong in the page."""
+        assert self.requests, "the page made no request at all"
+        assert not self.refused, f"requests to other hosts: {self.refused}"
+        assert all(url.startswith(self.base + "/") or url == self.base for url in self.requests)
+        assert not self.errors, f"console errors: {self.errors}"
+
+
+@pytest.fixture
+def watched(browser: Browser, seed_server: str) -> Iterator[Watched]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    w = Watched(page, seed_server)
+
+    def route(route: Route) -> None:
+        url = route.request.url
+        w.requests.append(url)
+        if url.startswith(seed_server + "/"):
+            route.continue_()
+        else:
+            w.refused.append(url)
+            route.abort()
+
+    def console(message: ConsoleMessage) -> None:
+        if message.type == "error":
+            w.errors.append(f"{message.text} ({message.location.get('url')})")
+
+    context.route("**/*", route)
+    page.on("console", console)
+    page.on("pageerror", lambda err: w.errors.append(f"uncaught: {err}"))
+    page.set_default_timeout(15_000)
+    yield w
+    context.close()
