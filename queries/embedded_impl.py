@@ -62,8 +62,11 @@ class Index:
     introduces_of: dict[str, list[str]] = field(default_factory=dict)  # paper -> entities it introduces
     papers_in: dict[str, list[str]] = field(default_factory=dict)     # collection -> papers
     paper_by_id: dict[str, str] = field(default_factory=dict)         # any record id -> paper node
-    # entity -> [(relation type, "out"/"in", other entity, support)]
-    relations: dict[str, list[tuple[str, str, str, int]]] = field(default_factory=dict)
+    # entity -> [(relation type, "out"/"in", other entity, support, confidence)]; confidence 1.0
+    # where the edge has none (`coalesce(r.confidence, 1.0)` in the Cypher)
+    relations: dict[str, list[tuple[str, str, str, int, float]]] = field(default_factory=dict)
+    papers_by_year: dict[int, list[str]] = field(default_factory=dict)   # year -> its papers
+    latest_year: int | None = None                                     # of any paper
     # node -> neighbours over MENTIONS and relations, either direction (for shortest paths)
     path_adj: dict[str, set[str]] = field(default_factory=dict)
     # search: all entity keys joined by "\x00", each key's start offset and owning entity
@@ -104,7 +107,7 @@ class Index:
         mentions_of: dict[str, list[str]] = defaultdict(list)
         introduces_of: dict[str, list[str]] = defaultdict(list)
         papers_in: dict[str, list[str]] = defaultdict(list)
-        relations: dict[str, list[tuple[str, str, str, int]]] = defaultdict(list)
+        relations: dict[str, list[tuple[str, str, str, int, float]]] = defaultdict(list)
         path_adj: dict[str, set[str]] = defaultdict(set)
         for source, target, attrs in g.edges(data=True):
             etype = _label(attrs)
@@ -117,8 +120,10 @@ class Index:
                 papers_in[target].append(source)
             elif etype in RELATION_TYPES:
                 support = attrs.get("support")
-                relations[source].append((etype, "out", target, support))
-                relations[target].append((etype, "in", source, support))
+                confidence = attrs.get("confidence")
+                confidence = 1.0 if confidence is None else confidence
+                relations[source].append((etype, "out", target, support, confidence))
+                relations[target].append((etype, "in", source, support, confidence))
             if etype in PATH_TYPES:
                 path_adj[source].add(target)
                 path_adj[target].add(source)
@@ -127,6 +132,13 @@ class Index:
         index.papers_of, index.mentions_of = dict(papers_of), dict(mentions_of)
         index.introduces_of, index.papers_in = dict(introduces_of), dict(papers_in)
         index.relations, index.path_adj = dict(relations), dict(path_adj)
+        papers_by_year: dict[int, list[str]] = defaultdict(list)
+        for node, label in index.label.items():
+            year = index.props[node].get("year") if label == "Paper" else None
+            if year is not None:
+                papers_by_year[year].append(node)
+        index.papers_by_year = dict(papers_by_year)
+        index.latest_year = max(papers_by_year, default=None)
 
         index.co_ranked = {node: _kept(index, _comentions(index, node)) for node in index.papers_of}
         index.introductions = {c: _introductions(index, c)[:FIGURE_LIMIT] for c in index.papers_in
@@ -240,11 +252,15 @@ def entity(ix: Index, params: dict[str, Any]) -> list[Row]:
 
 def neighbors(ix: Index, params: dict[str, Any]) -> list[Row]:
     rows = []
+    floor = params["min_confidence"]
     for node in ix.entities(params["name_key"]):
-        for rtype, direction, other, support in ix.relations.get(node, ()):
+        for rtype, direction, other, support, confidence in ix.relations.get(node, ()):
+            if confidence < floor:
+                continue
             o = ix.props[other]
             rows.append({"entity": ix.entity_id(node), "relation": rtype, "direction": direction,
-                         "id": o["id"], "name": o.get("name"), "type": o.get("type"), "support": support})
+                         "id": o["id"], "name": o.get("name"), "type": o.get("type"), "support": support,
+                         "confidence": confidence})
     ranked = _top(rows, params["offset"] + params["limit"], lambda r: (
         -r["support"], r["relation"], r["direction"], r["name"], r["id"], r["entity"]))
     return ranked[params["offset"]:]
@@ -293,13 +309,13 @@ def papers_with_all(ix: Index, params: dict[str, Any]) -> list[Row]:
 
 
 def _relation_rows(ix: Index, nodes: list[str], rtype: str, direction: str | None,
-                   other_labels: frozenset[str] | None, entity_col: str) -> list[Row]:
+                   other_labels: frozenset[str] | None, entity_col: str, floor: float) -> list[Row]:
     """Rows for `rtype` relations of `nodes` (`direction` None: both ways, with a direction column;
-    `other_labels` None: any label at the other end)."""
+    `other_labels` None: any label at the other end) whose confidence is at least `floor`."""
     rows = []
     for node in nodes:
-        for t, d, other, support in ix.relations.get(node, ()):
-            if t != rtype or (direction is not None and d != direction):
+        for t, d, other, support, confidence in ix.relations.get(node, ()):
+            if t != rtype or (direction is not None and d != direction) or confidence < floor:
                 continue
             if other_labels is not None and ix.label[other] not in other_labels:
                 continue
@@ -309,29 +325,68 @@ def _relation_rows(ix: Index, nodes: list[str], rtype: str, direction: str | Non
             if direction is None:
                 row["direction"] = d
             row["support"] = support
+            row["confidence"] = confidence
             rows.append(row)
     return rows
 
 
 def evaluated_on(ix: Index, params: dict[str, Any]) -> list[Row]:
     nodes = ix.entities(params["name_key"], ("Dataset", "Benchmark"))
-    rows = _relation_rows(ix, nodes, "EVALUATED_ON", "in", frozenset({"Method", "Model"}), "dataset")
+    rows = _relation_rows(ix, nodes, "EVALUATED_ON", "in", frozenset({"Method", "Model"}), "dataset",
+                          params["min_confidence"])
     return _page(_top(rows, _end(params), lambda r: (
         -r["support"], r["name"], r["id"], r["dataset"])), params)
 
 
 def benchmarks_of(ix: Index, params: dict[str, Any]) -> list[Row]:
     nodes = ix.entities(params["name_key"], ("Method", "Model"))
-    rows = _relation_rows(ix, nodes, "EVALUATED_ON", "out", frozenset({"Dataset", "Benchmark"}), "entity")
+    rows = _relation_rows(ix, nodes, "EVALUATED_ON", "out", frozenset({"Dataset", "Benchmark"}), "entity",
+                          params["min_confidence"])
     return _page(_top(rows, _end(params), lambda r: (
         -r["support"], r["name"], r["id"], r["entity"])), params)
 
 
 def compared_with(ix: Index, params: dict[str, Any]) -> list[Row]:
     nodes = ix.entities(params["name_key"], ("Method", "Model"))
-    rows = _relation_rows(ix, nodes, "COMPARED_WITH", None, None, "entity")
+    rows = _relation_rows(ix, nodes, "COMPARED_WITH", None, None, "entity", params["min_confidence"])
     return _page(_top(rows, _end(params), lambda r: (
         -r["support"], r["name"], r["id"], r["direction"], r["entity"])), params)
+
+
+def timeline(ix: Index, params: dict[str, Any]) -> list[Row]:
+    papers = {paper for node in ix.entities(params["name_key"]) for paper, _ in ix.papers_of.get(node, ())}
+    per_year = Counter(year for year in (ix.props[p].get("year") for p in papers) if year is not None)
+    return [{"year": year, "papers": count} for year, count in sorted(per_year.items())]
+
+
+def trending(ix: Index, params: dict[str, Any]) -> list[Row]:
+    """Growth as trending.cypher defines it: papers in since..latest against the as many years
+    before, counted over the papers of those years only."""
+    latest = ix.latest_year
+    if latest is None:
+        return []
+    since = latest if params["since"] is None else params["since"]
+    span = latest - since + 1
+    if span < 1:
+        return []
+    wanted = params["type"]
+    recent: Counter[str] = Counter()
+    before: Counter[str] = Counter()
+    for year, papers in ix.papers_by_year.items():
+        if not since - span <= year <= latest:
+            continue
+        counts = recent if year >= since else before
+        for paper in papers:
+            counts.update(ix.mentions_of.get(paper, ()))
+    rows = []
+    for node, count in recent.items():
+        p = ix.props[node]
+        if count < params["min_papers"] or count <= before[node] or (wanted is not None
+                                                                     and p.get("type") != wanted):
+            continue
+        rows.append({"id": p["id"], "name": p.get("name"), "type": p.get("type"), "recent": count,
+                     "before": before[node], "growth": count - before[node], "since": since, "until": latest})
+    return _top(rows, params["limit"], lambda r: (-r["growth"], -r["recent"], r["name"], r["id"]))
 
 
 def top_entities(ix: Index, params: dict[str, Any]) -> list[Row]:
@@ -548,6 +603,8 @@ IMPLEMENTATIONS: dict[str, Impl] = {
     "benchmarks_of": benchmarks_of,
     "compared_with": compared_with,
     "top_entities": top_entities,
+    "timeline": timeline,
+    "trending": trending,
     "cooccurring": cooccurring,
     "introduced_in": introduced_in,
     "shortest_path": shortest_path,

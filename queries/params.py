@@ -20,6 +20,8 @@ Types (the `type` field of the catalog JSON):
 - `paper`: a paper id, exactly as given (ids are the user's, so not normalised) -> `$<name>`, and
   `$<name>_query`, the id as an exact full-text term (for a record id merged into another paper)
 - `int`: an integer within `min`..`max` -> `$<name>` (the default when absent)
+- `float`: a finite number within `min`..`max` -> `$<name>` as a float (the default when absent),
+  e.g. `min_confidence`
 
 Why entity names (and paper ids) also arrive as a full-text term: on Neo4j an entity is found through
 the full-text index `paperkg_entity_keys` over `keys` (graph/schema.cypher) instead of a scan of every
@@ -32,7 +34,9 @@ derived params are internal: users see the declared ones only (the catalog's `pa
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -41,7 +45,8 @@ from paperkg.graph.errors import BadInputError
 from paperkg.graph.model import ENTITY_LABELS, collection_id
 from paperkg.graph.normalize import compact_key
 
-PARAM_TYPES: tuple[str, ...] = ("entity", "entities", "search", "entity_type", "collection", "paper", "int")
+PARAM_TYPES: tuple[str, ...] = ("entity", "entities", "search", "entity_type", "collection", "paper", "int",
+                                "float")
 # JSON Schema of each type's canonical value, for the HTTP API's OpenAPI description.
 JSON_SCHEMA: dict[str, dict[str, Any]] = {
     "entity": {"type": "string", "minLength": 1},
@@ -51,10 +56,12 @@ JSON_SCHEMA: dict[str, dict[str, Any]] = {
     "collection": {"type": "string", "minLength": 1},
     "paper": {"type": "string", "minLength": 1},
     "int": {"type": "integer"},
+    "float": {"type": "number"},
 }
 MAX_TEXT = 500          # longer names are not names; refusing them keeps scans and logs bounded
 MAX_LIST = 20           # papers_with_all over more entities than this is not a sensible question
 _INT_RE = re.compile(r"^\s*[+-]?\d{1,12}\s*$")
+_FLOAT_RE = re.compile(r"^\s*[+-]?(\d{1,12}(\.\d{0,12})?|\.\d{1,12})([eE][+-]?\d{1,3})?\s*$")
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 _LABELS_BY_FOLD = {label.casefold(): label for label in ENTITY_LABELS}
 
@@ -68,15 +75,15 @@ class Param:
     required: bool
     example: Any
     default: Any = None
-    min: int | None = None
-    max: int | None = None
+    min: float | None = None
+    max: float | None = None
 
     def describe(self) -> str:
         """`int 1..1000`, `entity_type (one of Method, ...)`: what error messages call the type."""
-        if self.type == "int":
+        if self.type in ("int", "float"):
             lo = "" if self.min is None else str(self.min)
             hi = "" if self.max is None else str(self.max)
-            return f"int {lo}..{hi}" if lo or hi else "int"
+            return f"{self.type} {lo}..{hi}" if lo or hi else self.type
         if self.type == "entity_type":
             return f"entity_type (one of {', '.join(ENTITY_LABELS)})"
         if self.type == "entities":
@@ -89,7 +96,7 @@ class Param:
 
     def json_schema(self) -> dict[str, Any]:
         schema = dict(JSON_SCHEMA[self.type])
-        if self.type == "int":
+        if self.type in ("int", "float"):
             if self.min is not None:
                 schema["minimum"] = self.min
             if self.max is not None:
@@ -109,6 +116,8 @@ class Param:
         """The canonical value of a user-given `value` (string or JSON); raises BadInputError."""
         if self.type == "int":
             return self._coerce_int(value)
+        if self.type == "float":
+            return self._coerce_float(value)
         if self.type == "entities":
             return self._coerce_list(value)
         text = self._text(value)
@@ -144,6 +153,18 @@ class Param:
             number = int(value)
         else:
             raise self.bad(value)
+        if (self.min is not None and number < self.min) or (self.max is not None and number > self.max):
+            raise self.bad(value, "out of range")
+        return number
+
+    def _coerce_float(self, value: Any) -> float:
+        if isinstance(value, bool):
+            raise self.bad(value)
+        if not (isinstance(value, int | float) or (isinstance(value, str) and _FLOAT_RE.match(value))):
+            raise self.bad(value)
+        number = float(value)
+        if not math.isfinite(number):
+            raise self.bad(value, "not a finite number")
         if (self.min is not None and number < self.min) or (self.max is not None and number > self.max):
             raise self.bad(value, "out of range")
         return number
@@ -247,16 +268,16 @@ def parse_param_line(text: str) -> Param:
         example: Any = json.loads(example_raw)
     except ValueError:
         example = example_raw
-    if ptype != "int" and not isinstance(example, list):
+    if ptype not in ("int", "float") and not isinstance(example, list):
         example = example_raw   # `example=2024` on a name is the text "2024"
     param = Param(name=name, type=ptype, required=req == "required", example=example,
                   default=options.get("default"), min=options.get("min"), max=options.get("max"))
-    if not param.required and param.default is None and ptype not in ("int", "entity_type", "paper"):
+    if not param.required and param.default is None and ptype not in ("int", "float", "entity_type", "paper"):
         # An absent name has no key to match: optional names would need a null-safe Cypher branch.
         raise ValueError(f"optional {ptype} param {name!r} needs a default")
     if param.required and param.default is not None:
         raise ValueError(f"required param {name!r} cannot have a default")
-    if param.default is not None:
-        param.coerce(param.default)
+    if param.default is not None:     # kept canonical: `default=0` on a float is 0.0
+        param = dataclasses.replace(param, default=param.coerce(param.default))
     param.coerce(param.example)
     return param

@@ -12,6 +12,7 @@ from paperkg.graph.embedded import EmbeddedStore
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "abstracts"
+ARXIV_EXAMPLE = ROOT / "examples" / "arxiv"
 
 
 def _problems_are_fatal(problem: object) -> None:
@@ -59,3 +60,17 @@ def neo4j_seed_store(neo4j_uri: str, seed_store: EmbeddedStore) -> Iterator[obje
     store.save(seed_store.load_corpus(), seed_store.graph())
     yield store
     store.close()
+
+
+@pytest.fixture(scope="session")
+def arxiv_example_store(tmp_path_factory: pytest.TempPathFactory) -> EmbeddedStore:
+    """The shipped arXiv example (examples/arxiv, 300 records with titles and years), built once."""
+    from paperkg.extract.ingest import ingest
+
+    path = tmp_path_factory.mktemp("arxiv-example-store")
+    store = EmbeddedStore(path, create=True)
+    problems: list[object] = []
+    ingest([str(ARXIV_EXAMPLE)], store, problems.append)
+    store.close()
+    assert not problems, problems[:3]
+    return EmbeddedStore(path)

@@ -7,11 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from paperkg.graph.embedded import EmbeddedStore
-from tests.conftest import ROOT
 from tests.graph.gephi.importer import GephiImporter, GephiUnavailable
-
-ARXIV_EXAMPLE = ROOT / "examples" / "arxiv"
 
 
 @pytest.fixture(scope="session")
@@ -27,16 +23,3 @@ def gephi() -> Iterator[GephiImporter]:
     yield importer
     importer.close()
 
-
-@pytest.fixture(scope="session")
-def arxiv_example_store(tmp_path_factory: pytest.TempPathFactory) -> EmbeddedStore:
-    """The shipped arXiv example (examples/arxiv, 300 records with titles and years), built once."""
-    from paperkg.extract.ingest import ingest
-
-    path = tmp_path_factory.mktemp("arxiv-example-store")
-    store = EmbeddedStore(path, create=True)
-    problems: list[object] = []
-    ingest([str(ARXIV_EXAMPLE)], store, problems.append)
-    store.close()
-    assert not problems, problems[:3]
-    return EmbeddedStore(path)

@@ -46,13 +46,18 @@ def _mention(graph: KnowledgeGraph, paper: str, entity: str, count: int = 1) -> 
         "ends": list(range(1, count + 1)), "surfaces": ["x"] * count}))
 
 
-def _relation(graph: KnowledgeGraph, rtype: str, head: str, tail: str, papers: list[str]) -> None:
-    graph.add_edge(Edge(rtype, head, tail, {"papers": sorted(papers), "support": len(papers),
-                                            "evidence": ["..."] * len(papers)}))
+def _relation(graph: KnowledgeGraph, rtype: str, head: str, tail: str, papers: list[str],
+              confidence: float | None = None) -> None:
+    props: dict[str, object] = {"papers": sorted(papers), "support": len(papers),
+                                "evidence": ["..."] * len(papers)}
+    if confidence is not None:
+        props["confidence"] = confidence
+    graph.add_edge(Edge(rtype, head, tail, props))
 
 
 def tiny_graph() -> KnowledgeGraph:
-    """Four papers, nine entities. `DP` names two methods; GRPO and PPO are compared both ways;
+    """Four papers, nine entities. `DP` names two methods; GRPO and PPO are compared both ways (PPO
+    vs GRPO with confidence 0.4);
     p4 is an island; GRPO -> GSM8K -> accuracy ties with the paper routes (and wins on ids)."""
     g = KnowledgeGraph()
     g.add_node(Node("Paper", "p1", {"id": "p1", "abstract": "a1", "ids": ["p1"], "title": "First",
@@ -86,7 +91,7 @@ def tiny_graph() -> KnowledgeGraph:
     _relation(g, "EVALUATED_ON", QWEN, GSM8K, ["p1"])
     _relation(g, "EVALUATED_ON", GRPO, MATH, ["p2"])
     _relation(g, "COMPARED_WITH", GRPO, PPO, ["p1", "p3"])
-    _relation(g, "COMPARED_WITH", PPO, GRPO, ["p3"])
+    _relation(g, "COMPARED_WITH", PPO, GRPO, ["p3"], confidence=0.4)   # the others have none: 1.0
     _relation(g, "USES", QWEN, GRPO, ["p3"])
     _relation(g, "MEASURED_BY", GSM8K, ACC, ["p1"])
     return g
@@ -163,6 +168,13 @@ def random_graph(seed: int, papers: int = 60, entities: int = 45, per_paper: int
         _relation(g, rtype, head, tail, papers_)
     # edges to entities that got no node are dropped (an unmentioned entity has no node)
     g.edges = {k: e for k, e in g.edges.items() if e.source in g.nodes and e.target in g.nodes}
+    # confidences from their own generator, so the graph's shape stays what it was for each seed: on
+    # most relations (ties included), none on the rest (read as 1.0)
+    conf_rng = random.Random(seed + 7919)
+    for key in sorted(g.edges):
+        edge = g.edges[key]
+        if edge.type in RELATION_TYPES and conf_rng.random() < 0.8:
+            edge.props["confidence"] = conf_rng.choice([0.3, 0.5, 0.5, 0.75, 0.9, 1.0, 0.61803])
     return g
 
 

@@ -66,17 +66,28 @@ def cases(graph: KnowledgeGraph, seed: int, per_query: int = 12) -> list[tuple[s
     def page() -> dict[str, int | None]:
         return {"limit": rng.choice([None, 1, 2, 3, 1000]), "offset": rng.choice([None, 0, 1, 2])}
 
+    def floor() -> dict[str, float | None]:
+        return {"min_confidence": rng.choice([None, None, 0.0, 0.3, 0.5, 0.75, 0.9, 1.0])}
+
+    years = sorted({n.props["year"] for n in graph.nodes.values() if n.label == "Paper"
+                    and isinstance(n.props.get("year"), int)})
+
     makers = {
         "entity_search": lambda: {"q": rng.choice(keys)[rng.randrange(2):][:rng.randint(1, 4)] or "a",
                                   "type": maybe_type(), "limit": limit(), "offset": rng.choice([0, 0, 1, 3])},
         "entity": lambda: {"name": name()},
-        "neighbors": lambda: {"name": name(), "limit": limit(), "offset": rng.choice([0, 0, 1, 2])},
+        "neighbors": lambda: {"name": name(), "limit": limit(), "offset": rng.choice([0, 0, 1, 2]),
+                              **floor()},
         "papers_mentioning": lambda: {"name": name(), "limit": rng.choice([None, 1, 2, 3, 1000]),
                                       "offset": rng.choice([None, 0, 1, 2, 5])},
         "papers_with_all": lambda: {"names": [name() for _ in range(rng.randint(1, 3))], **page()},
-        "evaluated_on": lambda: {"name": name("Dataset", "Benchmark"), **page()},
-        "benchmarks_of": lambda: {"name": name("Method", "Model"), **page()},
-        "compared_with": lambda: {"name": name("Method", "Model"), **page()},
+        "evaluated_on": lambda: {"name": name("Dataset", "Benchmark"), **page(), **floor()},
+        "benchmarks_of": lambda: {"name": name("Method", "Model"), **page(), **floor()},
+        "compared_with": lambda: {"name": name("Method", "Model"), **page(), **floor()},
+        "timeline": lambda: {"name": name()},
+        "trending": lambda: {"type": maybe_type(), "limit": limit(),
+                             "since": rng.choice([None, None, *years, (years or [2000])[0] - 1, 9999]),
+                             "min_papers": rng.choice([None, 1, 1, 2, 3])},
         "top_entities": lambda: {"type": rng.choice(ENTITY_LABELS), "limit": limit()},
         "cooccurring": lambda: {"name": name(), "type": maybe_type(), "limit": limit()},
         "introduced_in": lambda: {"collection": rng.choice([*collections, "Nowhere"]), "limit": limit()},

@@ -14,21 +14,23 @@ from paperkg.queries.params import PARAM_TYPES
 
 NAMES = {"entity_search", "entity", "neighbors", "papers_mentioning", "papers_with_all", "evaluated_on",
          "benchmarks_of", "compared_with", "top_entities", "cooccurring", "introduced_in", "shortest_path",
-         "paper"}
+         "paper", "timeline", "trending"}
 SIGNATURES = {   # (required, optional) parameter names, as issue 5 gives them
     "entity_search": ({"q"}, {"type", "limit", "offset"}),   # offset: for the API's paging
     "entity": ({"name"}, set()),
-    "neighbors": ({"name"}, {"limit", "offset"}),
+    "neighbors": ({"name"}, {"limit", "offset", "min_confidence"}),
     "papers_mentioning": ({"name"}, {"limit", "offset"}),
     "papers_with_all": ({"names"}, {"limit", "offset"}),
-    "evaluated_on": ({"name"}, {"limit", "offset"}),
-    "benchmarks_of": ({"name"}, {"limit", "offset"}),
-    "compared_with": ({"name"}, {"limit", "offset"}),
+    "evaluated_on": ({"name"}, {"limit", "offset", "min_confidence"}),
+    "benchmarks_of": ({"name"}, {"limit", "offset", "min_confidence"}),
+    "compared_with": ({"name"}, {"limit", "offset", "min_confidence"}),
     "top_entities": ({"type"}, {"limit"}),
     "cooccurring": ({"name"}, {"type", "limit"}),
     "introduced_in": ({"collection"}, {"limit"}),
     "shortest_path": ({"from", "to"}, set()),
     "paper": ({"id"}, set()),                                # for the API's GET /papers/{id}
+    "timeline": ({"name"}, set()),
+    "trending": (set(), {"type", "since", "min_papers", "limit"}),
 }
 
 

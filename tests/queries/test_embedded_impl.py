@@ -81,25 +81,25 @@ CASES: list[tuple[str, dict[str, Any], list[dict[str, Any]]]] = [
     # neighbors: support desc, relation, direction, name, id
     ("neighbors", {"name": "GRPO"}, [
         {"entity": GRPO, "relation": "COMPARED_WITH", "direction": "out", "id": PPO, "name": "PPO",
-         "type": "Method", "support": 2},
+         "type": "Method", "support": 2, "confidence": 1.0},
         {"entity": GRPO, "relation": "EVALUATED_ON", "direction": "out", "id": GSM8K, "name": "GSM8K",
-         "type": "Dataset", "support": 2},
+         "type": "Dataset", "support": 2, "confidence": 1.0},
         {"entity": GRPO, "relation": "COMPARED_WITH", "direction": "in", "id": PPO, "name": "PPO",
-         "type": "Method", "support": 1},
+         "type": "Method", "support": 1, "confidence": 0.4},
         {"entity": GRPO, "relation": "EVALUATED_ON", "direction": "out", "id": MATH, "name": "MATH",
-         "type": "Benchmark", "support": 1},
+         "type": "Benchmark", "support": 1, "confidence": 1.0},
         {"entity": GRPO, "relation": "USES", "direction": "in", "id": QWEN, "name": "Qwen3-8B",
-         "type": "Model", "support": 1}]),
+         "type": "Model", "support": 1, "confidence": 1.0}]),
     ("neighbors", {"name": "GRPO", "limit": 2}, [
         {"entity": GRPO, "relation": "COMPARED_WITH", "direction": "out", "id": PPO, "name": "PPO",
-         "type": "Method", "support": 2},
+         "type": "Method", "support": 2, "confidence": 1.0},
         {"entity": GRPO, "relation": "EVALUATED_ON", "direction": "out", "id": GSM8K, "name": "GSM8K",
-         "type": "Dataset", "support": 2}]),
+         "type": "Dataset", "support": 2, "confidence": 1.0}]),
     ("neighbors", {"name": "GRPO", "limit": 2, "offset": "3"}, [
         {"entity": GRPO, "relation": "EVALUATED_ON", "direction": "out", "id": MATH, "name": "MATH",
-         "type": "Benchmark", "support": 1},
+         "type": "Benchmark", "support": 1, "confidence": 1.0},
         {"entity": GRPO, "relation": "USES", "direction": "in", "id": QWEN, "name": "Qwen3-8B",
-         "type": "Model", "support": 1}]),
+         "type": "Model", "support": 1, "confidence": 1.0}]),
     ("neighbors", {"name": "mathematical reasoning"}, []),
     # papers_mentioning: one row per paper, by id
     ("papers_mentioning", {"name": "grpo"}, [
@@ -119,20 +119,54 @@ CASES: list[tuple[str, dict[str, Any], list[dict[str, Any]]]] = [
     ("papers_with_all", {"names": ["GRPO", "mathematical reasoning"]}, []),
     # evaluated_on / benchmarks_of / compared_with
     ("evaluated_on", {"name": "gsm-8k"}, [
-        {"dataset": GSM8K, "id": GRPO, "name": "GRPO", "type": "Method", "support": 2},
-        {"dataset": GSM8K, "id": QWEN, "name": "Qwen3-8B", "type": "Model", "support": 1}]),
+        {"dataset": GSM8K, "id": GRPO, "name": "GRPO", "type": "Method", "support": 2, "confidence": 1.0},
+        {"dataset": GSM8K, "id": QWEN, "name": "Qwen3-8B", "type": "Model", "support": 1,
+         "confidence": 1.0}]),
     ("evaluated_on", {"name": "GRPO"}, []),
     ("benchmarks_of", {"name": "GRPO"}, [
-        {"entity": GRPO, "id": GSM8K, "name": "GSM8K", "type": "Dataset", "support": 2},
-        {"entity": GRPO, "id": MATH, "name": "MATH", "type": "Benchmark", "support": 1}]),
+        {"entity": GRPO, "id": GSM8K, "name": "GSM8K", "type": "Dataset", "support": 2, "confidence": 1.0},
+        {"entity": GRPO, "id": MATH, "name": "MATH", "type": "Benchmark", "support": 1, "confidence": 1.0}]),
     ("benchmarks_of", {"name": "Qwen3-8B"}, [
-        {"entity": QWEN, "id": GSM8K, "name": "GSM8K", "type": "Dataset", "support": 1}]),
+        {"entity": QWEN, "id": GSM8K, "name": "GSM8K", "type": "Dataset", "support": 1, "confidence": 1.0}]),
     ("compared_with", {"name": "GRPO"}, [
-        {"entity": GRPO, "id": PPO, "name": "PPO", "type": "Method", "direction": "out", "support": 2},
-        {"entity": GRPO, "id": PPO, "name": "PPO", "type": "Method", "direction": "in", "support": 1}]),
+        {"entity": GRPO, "id": PPO, "name": "PPO", "type": "Method", "direction": "out", "support": 2,
+         "confidence": 1.0},
+        {"entity": GRPO, "id": PPO, "name": "PPO", "type": "Method", "direction": "in", "support": 1,
+         "confidence": 0.4}]),
     ("compared_with", {"name": "PPO"}, [
-        {"entity": PPO, "id": GRPO, "name": "GRPO", "type": "Method", "direction": "in", "support": 2},
-        {"entity": PPO, "id": GRPO, "name": "GRPO", "type": "Method", "direction": "out", "support": 1}]),
+        {"entity": PPO, "id": GRPO, "name": "GRPO", "type": "Method", "direction": "in", "support": 2,
+         "confidence": 1.0},
+        {"entity": PPO, "id": GRPO, "name": "GRPO", "type": "Method", "direction": "out", "support": 1,
+         "confidence": 0.4}]),
+    # min_confidence: the 0.4 comparison goes at any floor above it; a missing confidence is 1.0
+    ("compared_with", {"name": "GRPO", "min_confidence": 0.5}, [
+        {"entity": GRPO, "id": PPO, "name": "PPO", "type": "Method", "direction": "out", "support": 2,
+         "confidence": 1.0}]),
+    ("compared_with", {"name": "GRPO", "min_confidence": "0.4"}, [
+        {"entity": GRPO, "id": PPO, "name": "PPO", "type": "Method", "direction": "out", "support": 2,
+         "confidence": 1.0},
+        {"entity": GRPO, "id": PPO, "name": "PPO", "type": "Method", "direction": "in", "support": 1,
+         "confidence": 0.4}]),
+    ("neighbors", {"name": "PPO", "min_confidence": 1}, [
+        {"entity": PPO, "relation": "COMPARED_WITH", "direction": "in", "id": GRPO, "name": "GRPO",
+         "type": "Method", "support": 2, "confidence": 1.0}]),
+    ("evaluated_on", {"name": "GSM8K", "min_confidence": 1}, [
+        {"dataset": GSM8K, "id": GRPO, "name": "GRPO", "type": "Method", "support": 2, "confidence": 1.0},
+        {"dataset": GSM8K, "id": QWEN, "name": "Qwen3-8B", "type": "Model", "support": 1,
+         "confidence": 1.0}]),
+    # timeline: papers with a year only (p1 2025, p4 2026; p2, p3 have none)
+    ("timeline", {"name": "GRPO"}, [{"year": 2025, "papers": 1}]),
+    ("timeline", {"name": "mathematical reasoning"}, [{"year": 2026, "papers": 1}]),
+    ("timeline", {"name": "DP"}, []),
+    # trending: latest year 2026; recent 2026 vs before 2025 by default
+    ("trending", {}, []),                                   # nothing reaches min_papers=2
+    ("trending", {"min_papers": 1}, [
+        {"id": REASONING, "name": "mathematical reasoning", "type": "Task", "recent": 1, "before": 0,
+         "growth": 1, "since": 2026, "until": 2026}]),
+    ("trending", {"since": 2025, "min_papers": 1, "type": "Method", "limit": 1}, [   # 2025-26 vs 2023-24
+        {"id": GRPO, "name": "GRPO", "type": "Method", "recent": 1, "before": 0, "growth": 1,
+         "since": 2025, "until": 2026}]),
+    ("trending", {"since": 2027, "min_papers": 1}, []),     # after the latest year
     # top_entities
     ("top_entities", {"type": "Method", "limit": 3}, [
         ent(GRPO, "GRPO", "Method", 3, introduced=1), ent(PPO, "PPO", "Method", 2, introduced=0),

@@ -56,6 +56,16 @@ def test_unknown_query_is_not_found() -> None:
     ("papers_with_all", {"names": {"a": 1}}, ["'names'"]),
     ("introduced_in", {"collection": " "}, ["'collection'", "missing"]),
     ("shortest_path", {"from": "GRPO"}, ["'to'", "missing"]),
+    ("neighbors", {"name": "GRPO", "min_confidence": "1.5"},
+     ["'min_confidence'", "float 0..1", "out of range"]),
+    ("neighbors", {"name": "GRPO", "min_confidence": -0.1}, ["'min_confidence'", "out of range"]),
+    ("neighbors", {"name": "GRPO", "min_confidence": "nan"}, ["'min_confidence'", "float 0..1"]),
+    ("neighbors", {"name": "GRPO", "min_confidence": float("inf")}, ["'min_confidence'", "not a finite"]),
+    ("neighbors", {"name": "GRPO", "min_confidence": "high"}, ["'min_confidence'", "float 0..1"]),
+    ("neighbors", {"name": "GRPO", "min_confidence": True}, ["'min_confidence'"]),
+    ("trending", {"since": "last year"}, ["'since'", "int 1..9999"]),
+    ("trending", {"min_papers": 0}, ["'min_papers'", "out of range"]),
+    ("timeline", {}, ["'name'", "missing"]),
 ])
 def test_bad_params(name: str, params: dict[str, Any], words: list[str]) -> None:
     with pytest.raises(errors.BadInputError) as caught:
@@ -77,6 +87,11 @@ def test_strings_and_json_values_mean_the_same() -> None:
     assert values("papers_with_all", {"names": "GRPO, PPO"}) == values("papers_with_all",
                                                                        {"names": ["GRPO", "PPO"]})
     assert values("papers_with_all", {"names": '["GRPO", "PPO"]'})["names_keys"] == ["grpo", "ppo"]
+    for given in ("0.5", " .5 ", 0.5, "5e-1"):
+        assert values("neighbors", {"name": "GRPO", "min_confidence": given})["min_confidence"] == 0.5
+    assert values("neighbors", {"name": "GRPO", "min_confidence": 1})["min_confidence"] == 1.0
+    default = values("neighbors", {"name": "GRPO"})["min_confidence"]
+    assert default == 0.0 and type(default) is float
 
 
 def test_normalisation() -> None:
