@@ -44,6 +44,7 @@ else:  # `python benchmarks/run.py`: this folder is sys.path[0]
     import synth  # type: ignore[no-redef]
 
 ISSUE4_TARGET_RATIO = 0.012
+SCALE_TARGET_4X = 6.0   # issue 10: 4x the abstracts, each defining a new acronym, at most 6x the build time
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 # ---------------------------------------------------------------------------------------------------
@@ -198,7 +199,7 @@ class CorpusSpec:
         return [r["abstract"] for r in self.records]
 
 
-def make_corpus(n: int, seed: int, seeds_repeat: int | None) -> CorpusSpec:
+def make_corpus(n: int, seed: int, seeds_repeat: int | None, new_acronyms: bool = False) -> CorpusSpec:
     """The synthetic corpus of `n` records, or the seed abstracts repeated `seeds_repeat` times.
 
     Repeated seeds carry no id, as the example files carry none, so the build folds the repeats (and
@@ -210,9 +211,10 @@ def make_corpus(n: int, seed: int, seeds_repeat: int | None) -> CorpusSpec:
         details: dict[str, Any] = {"seeds": len(pairs), "repeat": seeds_repeat}
         kind = "seeds"
     else:
-        gen = synth.SyntheticCorpus(seed)
+        gen = synth.SyntheticCorpus(seed, new_acronyms=new_acronyms)
         records = list(gen.records(n))
-        details = {"seed": seed, "distinct_names": {k: v["distinct"] for k, v in gen.stats().items()},
+        details = {"seed": seed, "new_acronyms": new_acronyms,
+                   "distinct_names": {k: v["distinct"] for k, v in gen.stats().items()},
                    "minted_names": {k: v["minted"] for k, v in gen.stats().items()}}
         kind = "synthetic"
     chars = sum(len(r["abstract"]) for r in records)
@@ -327,12 +329,30 @@ def _fmt_counts(counts: dict[str, int]) -> str:
     return ", ".join(f"{k} {v:,}" for k, v in counts.items() if v) or "none"
 
 
+def _render_build(lines: list[str], b: dict[str, Any]) -> None:
+    lines.append(f"build (ingest JSONL -> fresh embedded store): {b['total_s']:.1f} s wall, "
+                 f"{b['cpu_s']:.1f} s CPU")
+    rate = f" ({b['extract_per_s']:,.1f}/s)" if b["extract_per_s"] else ""
+    lines.append(f"  read + dedup + model load {b['read_dedup_load_s']:.1f} s | extraction "
+                 f"{b['extract_s']:.1f} s{rate} | graph build + save {b['graph_save_s']:.1f} s")
+    lines.append(f"  (reading the JSONL alone, before the build: {b['read_s']:.1f} s)")
+    lines.append(f"  reopened: load store {b['reload_s']:.1f} s, build_graph alone "
+                 f"{b['build_graph_s']:.1f} s; store {b['store_mb']:.1f} MB on disk")
+    lines.append(f"  {b['records']:,} records -> {b['papers']:,} papers; "
+                 f"{b['errors']} errors, {b['warnings']} warnings")
+    lines.append(f"graph nodes: {_fmt_counts(b['stats']['nodes'])} "
+                 f"(total {sum(b['stats']['nodes'].values()):,})")
+    lines.append(f"graph edges: {_fmt_counts(b['stats']['edges'])} "
+                 f"(total {sum(b['stats']['edges'].values()):,})")
+
+
 def render(result: dict[str, Any]) -> str:
     """The readable table."""
     c, m = result["corpus"], result["machine"]
     lines = []
     what = (f"seed abstracts x{c['repeat']} ({c['n']:,} abstracts)" if c["kind"] == "seeds"
-            else f"synthetic N={c['n']:,} (seed {c['seed']})")
+            else f"synthetic N={c['n']:,} (seed {c['seed']}"
+                 f"{', each abstract defines a new acronym' if c.get('new_acronyms') else ''})")
     lines.append(f"paperkg benchmark: {what}, mode={result['mode']}, jobs={result['jobs']}")
     lines.append(f"machine: {m['cpus']} CPUs, load avg (1/5/15 min) {m['load_start']} at start, "
                  f"{m['load_end']} at end; Python {m['python']}, spaCy {m['spacy']}")
@@ -345,15 +365,17 @@ def render(result: dict[str, Any]) -> str:
     if "distinct_names" in c:
         lines.append(f"        distinct names in the text: {_fmt_counts(c['distinct_names'])} "
                      f"(minted: {_fmt_counts(c['minted_names'])})")
-    lines.append("")
-    lines.append(f"{'phase':<36}{'wall s':>8}{'abstracts/s':>13}{'CPU s':>9}{'cores':>7}{'per CPU-s':>11}")
+    if result.get("tokenizer"):
+        lines.append("")
+        lines.append(f"{'phase':<36}{'wall s':>8}{'abstracts/s':>13}{'CPU s':>9}{'cores':>7}"
+                     f"{'per CPU-s':>11}")
 
     def row(label: str, t: dict[str, Any]) -> str:
         cores = t["cpu_s"] / t["wall_s"] if t["wall_s"] else 0.0
         return (f"{label:<36}{t['wall_s']:>8.2f}{t['per_s']:>13,.1f}{t['cpu_s']:>9.2f}{cores:>7.2f}"
                 f"{t['per_cpu_s']:>11,.1f}")
 
-    for i, tok in enumerate(result["tokenizer"], 1):
+    for i, tok in enumerate(result.get("tokenizer", ()), 1):
         lines.append(row(f"bare blank(en) tokenizer, pass {i}", tok))
     ex = result.get("extraction")
     if ex:
@@ -369,20 +391,19 @@ def render(result: dict[str, Any]) -> str:
     b = result.get("build")
     if b:
         lines.append("")
-        lines.append(f"build (ingest JSONL -> fresh embedded store): {b['total_s']:.1f} s wall, "
-                     f"{b['cpu_s']:.1f} s CPU")
-        rate = f" ({b['extract_per_s']:,.1f}/s)" if b["extract_per_s"] else ""
-        lines.append(f"  read + dedup + model load {b['read_dedup_load_s']:.1f} s | extraction "
-                     f"{b['extract_s']:.1f} s{rate} | graph build + save {b['graph_save_s']:.1f} s")
-        lines.append(f"  (reading the JSONL alone, before the build: {b['read_s']:.1f} s)")
-        lines.append(f"  reopened: load store {b['reload_s']:.1f} s, build_graph alone "
-                     f"{b['build_graph_s']:.1f} s; store {b['store_mb']:.1f} MB on disk")
-        lines.append(f"  {b['records']:,} records -> {b['papers']:,} papers; "
-                     f"{b['errors']} errors, {b['warnings']} warnings")
-        lines.append(f"graph nodes: {_fmt_counts(b['stats']['nodes'])} "
-                     f"(total {sum(b['stats']['nodes'].values()):,})")
-        lines.append(f"graph edges: {_fmt_counts(b['stats']['edges'])} "
-                     f"(total {sum(b['stats']['edges'].values()):,})")
+        _render_build(lines, b)
+    sc = result.get("scaled")
+    if sc:
+        lines.append("")
+        lines.append(f"build at N={sc['n']:,} (the first {c['n']:,} records are the corpus above):")
+        _render_build(lines, sc["build"])
+        lines.append("")
+        target = (f" (issue-10 target for 4x the abstracts: <= {SCALE_TARGET_4X}: "
+                  f"{'met' if sc['ratio'] <= SCALE_TARGET_4X else 'NOT met'})"
+                  if sc["n"] == 4 * c["n"] else "")
+        lines.append(f"build time ratio N={sc['n']:,} / N={c['n']:,}: {sc['ratio']:.2f} for "
+                     f"{sc['n'] / c['n']:.1f}x the abstracts{target}; graph build + save alone: "
+                     f"{sc['graph_ratio']:.2f}")
     r = result["rss_mb"]
     lines.append("")
     sampled = (f"; sampled peak of this process + live workers together {r['sampled_tree']:,.0f} MB"
@@ -409,9 +430,41 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     }
     sampler.enter("corpus")
     _log("preparing corpus")
-    spec = make_corpus(args.n, args.seed, args.seeds_repeat)
+    spec = make_corpus(args.n, args.seed, args.seeds_repeat, args.new_acronyms)
     result["corpus"] = {"kind": spec.kind, **spec.details}
-    texts = spec.texts
+    if not args.build_only:
+        _throughput(spec.texts, args, sampler, result)
+    if not args.no_build:
+        sampler.enter("build")
+        _log("build (ingest into a temporary store)")
+        with tempfile.TemporaryDirectory(prefix="paperkg-bench-") as tmp:
+            result["build"] = build_pass(spec.records, args.mode, args.jobs, Path(tmp))
+    if args.scale_to:
+        del spec
+        sampler.enter("scaled build")
+        _log(f"build at N={args.scale_to:,}")
+        big = make_corpus(args.scale_to, args.seed, None, args.new_acronyms)
+        with tempfile.TemporaryDirectory(prefix="paperkg-bench-") as tmp:
+            scaled = build_pass(big.records, args.mode, args.jobs, Path(tmp))
+        small = result["build"]
+        result["scaled"] = {"n": args.scale_to, "build": scaled,
+                            "ratio": round(scaled["total_s"] / small["total_s"], 3),
+                            "graph_ratio": round(scaled["graph_save_s"] / max(small["graph_save_s"], 1e-9),
+                                                 3)}
+    sampler.stop()
+    own, kids = _maxrss_mb()
+    result["rss_mb"] = {"self": round(own, 1), "children": round(kids, 1),
+                        "sampled_tree": round(sampler.peak / 1e6, 1) if sampler.available else None,
+                        "phases": {k: round(v / 1e6, 1) for k, v in sampler.phase_peaks.items()}}
+    result["machine"]["load_end"] = _load()
+    # Read after ru_maxrss: git is a child process too and would count as the largest child.
+    result["machine"]["git"] = _git_state()
+    return result
+
+
+def _throughput(texts: list[str], args: argparse.Namespace, sampler: RssSampler,
+                result: dict[str, Any]) -> None:
+    """Tokenizer pass, extraction pass, tokenizer pass again, and their ratio (issue 4)."""
     sampler.enter("tokenizer")
     _log(f"tokenizer pass 1 over {len(texts):,} abstracts")
     result["tokenizer"] = [tokenizer_pass(texts)]
@@ -427,20 +480,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     # (it counts wall time, so both cores count), but the one to trust when the load moved mid-run.
     best_cpu = max(t["per_cpu_s"] for t in result["tokenizer"])
     result["ratio_cpu"] = round(result["extraction"]["per_cpu_s"] / best_cpu, 5)
-    if not args.no_build:
-        sampler.enter("build")
-        _log("build (ingest into a temporary store)")
-        with tempfile.TemporaryDirectory(prefix="paperkg-bench-") as tmp:
-            result["build"] = build_pass(spec.records, args.mode, args.jobs, Path(tmp))
-    sampler.stop()
-    own, kids = _maxrss_mb()
-    result["rss_mb"] = {"self": round(own, 1), "children": round(kids, 1),
-                        "sampled_tree": round(sampler.peak / 1e6, 1) if sampler.available else None,
-                        "phases": {k: round(v / 1e6, 1) for k, v in sampler.phase_peaks.items()}}
-    result["machine"]["load_end"] = _load()
-    # Read after ru_maxrss: git is a child process too and would count as the largest child.
-    result["machine"]["git"] = _git_state()
-    return result
 
 
 def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) -> int:
@@ -453,10 +492,18 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
     parser.add_argument("--jobs", type=int, default=1, help="extraction processes (n_process)")
     parser.add_argument("--batch-size", type=int, default=64, help="Extractor batch size (default 64)")
     parser.add_argument("--no-build", action="store_true", help="skip the ingest/build phase")
+    parser.add_argument("--build-only", action="store_true",
+                        help="skip the tokenizer and extraction passes: only the build (--scale-to)")
+    parser.add_argument("--new-acronyms", action="store_true",
+                        help="synthetic corpus in which every abstract defines an acronym of its own")
+    parser.add_argument("--scale-to", type=int, metavar="M",
+                        help="also build the synthetic corpus of M abstracts and print the build time ratio")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     args = parser.parse_args(argv)
     if args.n < 1 or args.jobs < 1 or (args.seeds_repeat is not None and args.seeds_repeat < 1):
         parser.error("--n, --jobs and --seeds-repeat must be >= 1")
+    if args.scale_to is not None and (args.seeds_repeat or args.no_build or args.scale_to <= args.n):
+        parser.error("--scale-to M needs a synthetic corpus, the build, and M > --n")
     try:
         result = run(args)
     except FileNotFoundError as err:  # e.g. the default mode's trained NER is not in the tree yet

@@ -475,6 +475,8 @@ class SeedModel:
     long_forms: dict[str, str]
     taken: frozenset[str]
     theta: dict[str, float]
+    # middle sentences that define a method acronym (`long form (ACR)`), with that slot's key
+    definers: tuple[tuple[_Sentence, str], ...] = ()
 
 
 def _mean_keys(pool: Sequence[_Sentence], kind: str) -> float:
@@ -515,15 +517,23 @@ def load_seed_model(seeds_dir: Path = SEEDS_DIR) -> SeedModel:
         theta[kind] = calibrate_theta(round(per_record * len(abstracts)), len(seed_names[kind]))
     taken = frozenset(_fold(token) for _, text in abstracts for token in _TOKEN.findall(text)
                       if any(c.isupper() for c in token))
+    definers = tuple((s, p.key) for s in middles for p in s.template
+                     if isinstance(p, Slot) and p.define and p.kind == "method")
     return SeedModel(tuple(c for c, _ in abstracts), tuple(openers), tuple(middles), tuple(closers),
-                     seed_names, long_forms, taken, theta)
+                     seed_names, long_forms, taken, theta, definers)
 
 
 class SyntheticCorpus:
-    """The generator. `records(n)` streams records; `vocabulary` and `stats()` say what was used."""
+    """The generator. `records(n)` streams records; `vocabulary` and `stats()` say what was used.
 
-    def __init__(self, seed: int = 0, seeds_dir: Path = SEEDS_DIR) -> None:
+    `new_acronyms`: every abstract also defines an acronym no other abstract uses (a seed sentence
+    that defines one, as its second sentence, with a freshly minted `Long Form (LF)`), so N abstracts
+    hold at least N distinct long forms: the worst case for cross-paper acronym resolution, which
+    compares long forms with each other. Another corpus than the default one for the same seed."""
+
+    def __init__(self, seed: int = 0, seeds_dir: Path = SEEDS_DIR, *, new_acronyms: bool = False) -> None:
         self.seed = seed
+        self.new_acronyms = new_acronyms
         self.rng = random.Random(f"paperkg-synth:{seed}")
         self.model = load_seed_model(Path(seeds_dir))
         self.minter = Minter(self.rng, set(self.model.taken))
@@ -570,11 +580,22 @@ class SyntheticCorpus:
                   model.closers[int(rand() * len(model.closers))]]
         chosen: dict[str, Name] = {}
         defined: set[str] = set()
+        if self.new_acronyms and model.definers:
+            definer, key = model.definers[int(rand() * len(model.definers))]
+            picked.insert(1, definer)
+            chosen[key] = self._fresh_acronym()
         text = " ".join(s.plain if s.plain is not None else self._render(s.template, chosen, defined)
                         for s in picked)
         self.count += 1
         return {"id": f"synth-{self.seed}-{self.count:07d}", "abstract": text,
                 "collection": model.collections[opener.source]}
+
+    def _fresh_acronym(self) -> Name:
+        """A minted method name with a long form, never drawn from (or added to) the vocabulary."""
+        while True:
+            name = self.minter.method()
+            if name.long_form:
+                return name
 
     def records(self, n: int) -> Iterator[dict[str, str]]:
         """`n` further records (a fresh `SyntheticCorpus` starts at record 1)."""
@@ -591,11 +612,12 @@ class SyntheticCorpus:
         return out
 
 
-def generate(n: int, seed: int = 0, seeds_dir: Path = SEEDS_DIR) -> Iterator[dict[str, str]]:
+def generate(n: int, seed: int = 0, seeds_dir: Path = SEEDS_DIR, *,
+             new_acronyms: bool = False) -> Iterator[dict[str, str]]:
     """`n` synthetic abstracts as JSONL-ready `{"id", "abstract", "collection"}` records."""
     if n < 0:
         raise ValueError("n must be >= 0")
-    return SyntheticCorpus(seed, seeds_dir).records(n)
+    return SyntheticCorpus(seed, seeds_dir, new_acronyms=new_acronyms).records(n)
 
 
 def write_jsonl(records: Iterator[dict[str, str]], out: TextIO) -> int:
@@ -638,11 +660,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("-o", "--output", default="-", help="out.jsonl, out.jsonl.gz or - (stdout)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--seeds-dir", type=Path, default=SEEDS_DIR, help="seed collection files")
+    parser.add_argument("--new-acronyms", action="store_true",
+                        help="every abstract also defines an acronym of its own (resolution's worst case)")
     args = parser.parse_args(argv)
     if args.n < 0:
         parser.error("N must be >= 0")
     started = time.perf_counter()
-    corpus = SyntheticCorpus(args.seed, args.seeds_dir)
+    corpus = SyntheticCorpus(args.seed, args.seeds_dir, new_acronyms=args.new_acronyms)
     out = open_output(args.output)
     try:
         count = write_jsonl(corpus.records(args.n), out)

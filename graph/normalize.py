@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import unicodedata
@@ -19,7 +20,11 @@ def fold_dashes(text: str) -> str:
 
 
 def drop_format_chars(text: str) -> str:
-    """Remove zero-width spaces, joiners, soft hyphens, BOMs (Unicode category Cf)."""
+    """Remove zero-width spaces, joiners, soft hyphens, BOMs (Unicode category Cf).
+
+    ASCII holds no Cf character, and most names and abstracts are ASCII: those skip the scan."""
+    if text.isascii():
+        return text
     return "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
 
 
@@ -34,10 +39,12 @@ def paper_id_for(text: str) -> str:
     return hashlib.sha1(text.strip().encode("utf-8")).hexdigest()[:12]
 
 
+@functools.lru_cache(maxsize=1 << 17)
 def name_key(name: str) -> str:
     """Entity-name key: case, hyphens, underscores and spacing do not distinguish names.
 
     `LLaMA3.1-8B`, `llama3.1 8b` and `LLaMA3.1‑8B` share a key; `LLaMA3.1-8B` and `LLaMA3-8B` do not.
+    Cached: resolution asks for the key of every mention, and names recur across papers.
     """
     text = drop_format_chars(fold_dashes(unicodedata.normalize("NFKC", name))).casefold()
     return _NAME_SEP_RE.sub(" ", text).strip(" .,;:")

@@ -14,10 +14,12 @@ its mentions carry, so `GRPO` tagged Method in nine papers and Model in one is o
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
+from itertools import islice
 
 from paperkg.graph.normalize import compact_key, fold_dashes, name_key
 from paperkg.graph.records import Extraction, Mention
@@ -70,13 +72,22 @@ def _merge_similar(spelled: dict[str, str]) -> dict[str, str]:
     """Map each long-form key to a representative, merging near-identical spellings
     (`optimisation`/`optimization`) so spelling variants do not make an acronym look ambiguous.
     `spelled` maps each key to one surface; forms whose words start differently (`Group Relative
-    ...` vs `Budget Relative ...`) are different things however similar the letters."""
+    ...` vs `Budget Relative ...`) are different things however similar the letters.
+
+    Keys are taken shortest first and each joins the first earlier representative that is close
+    enough. Only representatives with the same initials and at most 3 characters shorter can be,
+    so each key is compared with its initials' bucket (kept in length order, cut with a bisection)
+    instead of with every representative: comparing all pairs took 229 s for 8,000 long forms.
+    `quick_ratio` bounds `ratio` from above, so it skips the exact comparison without changing the
+    result; the matcher is built once per key (SequenceMatcher caches its second sequence)."""
     rep: dict[str, str] = {}
-    reps: list[str] = []
+    buckets: dict[str, list[str]] = defaultdict(list)   # initials -> representatives, (len, key) order
     for key in sorted(spelled, key=lambda k: (len(k), k)):
-        for r in reps:
-            if (abs(len(r) - len(key)) <= 3 and _initials(spelled[r]) == _initials(spelled[key])
-                    and SequenceMatcher(None, r, key).ratio() >= _SIMILAR):
+        reps = buckets[_initials(spelled[key])]
+        matcher = SequenceMatcher(None, "", key)
+        for r in islice(reps, bisect_left(reps, len(key) - 3, key=len), None):
+            matcher.set_seq1(r)
+            if matcher.quick_ratio() >= _SIMILAR and matcher.ratio() >= _SIMILAR:
                 rep[key] = r
                 break
         else:

@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
-import pytest
+from difflib import SequenceMatcher
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from paperkg.graph.normalize import compact_key
 from paperkg.graph.records import Extraction, Mention
-from paperkg.graph.resolve import is_acronym, model_family, nested_mentions, resolve
+from paperkg.graph.resolve import (
+    _initials,
+    _merge_similar,
+    is_acronym,
+    model_family,
+    nested_mentions,
+    resolve,
+)
 
 
 def ex(pid: str, mentions: list[tuple[str, str]],
@@ -143,3 +155,34 @@ def test_nested_name_follows_the_papers_own_resolution_and_skips_ambiguous_acron
     found = nested_mentions(papers, res)
     assert [c for c, _ in found["a"]] == [res.cluster_of[("a", "dynamic programming")]]
     assert "c" not in found           # DP means two things in this corpus and paper c does not say which
+
+
+def _merge_similar_pairwise(spelled: dict[str, str]) -> dict[str, str]:
+    """The definition `_merge_similar` must keep: every key against every earlier representative."""
+    rep: dict[str, str] = {}
+    reps: list[str] = []
+    for key in sorted(spelled, key=lambda k: (len(k), k)):
+        for r in reps:
+            if (abs(len(r) - len(key)) <= 3 and _initials(spelled[r]) == _initials(spelled[key])
+                    and SequenceMatcher(None, r, key).ratio() >= 0.85):
+                rep[key] = r
+                break
+        else:
+            reps.append(key)
+            rep[key] = key
+    return rep
+
+
+# Long forms built from few words and letters, so that shared initials, near-equal lengths and
+# one-letter spelling variants (`optimisation`/`optimization`) are common, as are chains of them.
+_WORDS = st.sampled_from(["policy", "optimization", "optimisation", "optimizer", "group", "relative",
+                          "gradient", "gradients", "grad", "learning", "learner", "relational",
+                          "propagation", "privacy", "programming", "p", "po", "g"])
+_LONG_FORMS = st.lists(st.lists(_WORDS, min_size=1, max_size=4).map(" ".join), max_size=40)
+
+
+@given(_LONG_FORMS)
+@settings(max_examples=300, deadline=None)
+def test_bucketed_merge_equals_pairwise_definition(forms: list[str]) -> None:
+    spelled = {compact_key(f): f for f in forms}
+    assert _merge_similar(spelled) == _merge_similar_pairwise(spelled)
