@@ -1,6 +1,6 @@
 """The `paperkg` command. stdout carries only results; messages, warnings and the progress bar
-(on a terminal only) go to stderr. Exit codes follow sysexits: 2 usage, 65 bad data, 66 not found,
-69 store unavailable."""
+(on a terminal only) go to stderr. Exit codes follow sysexits (`EXIT_CODES`): 2 usage, 65 bad data,
+66 not found, 69 store unavailable, 70 a bug of ours."""
 
 from __future__ import annotations
 
@@ -14,13 +14,34 @@ from typing import Any
 
 import click
 
-from paperkg.graph.errors import PaperkgError
+from paperkg.graph.errors import (
+    BadInputError,
+    InputNotFoundError,
+    PaperkgError,
+    StoreUnavailableError,
+    UsageError,
+)
 from paperkg.graph.store import DEFAULT_STORE, GraphStore, open_store
+
+# sysexits(3) codes by error class; an error takes the code of the first class in its MRO listed
+# here, so a subclass (NotFoundError, QueryRefusedError, QueryTimeoutError) shares its parent's.
+EXIT_CODES: dict[type[PaperkgError], int] = {
+    UsageError: 2,                  # EX_USAGE is 64; 2 is what click itself uses for bad options
+    BadInputError: 65,              # EX_DATAERR
+    InputNotFoundError: 66,         # EX_NOINPUT
+    StoreUnavailableError: 69,      # EX_UNAVAILABLE
+    PaperkgError: 1,
+}
+
+
+def exit_code(err: PaperkgError) -> int:
+    """The process exit code for `err` (`EXIT_CODES`, by the most specific class listed)."""
+    return next(EXIT_CODES[cls] for cls in type(err).__mro__ if cls in EXIT_CODES)
 
 
 def _fail(err: PaperkgError) -> None:
     click.echo(f"paperkg: error: {err}", err=True)
-    sys.exit(err.exit_code)
+    sys.exit(exit_code(err))
 
 
 def handle_errors(func: Callable) -> Callable:

@@ -6,8 +6,9 @@ errors, an over-large body, or a bug. The handlers are registered on Starlette's
 (not only FastAPI's subclass), otherwise routing errors escape as `{"detail": ...}`.
 
 Status codes:
-- `PaperkgError` subclasses carry their own `http_status` and `title` (404 not found, 422 bad input,
-  403 refused Cypher, 503 store unavailable, ...).
+- `PaperkgError` subclasses map to a status, a title and a problem type here (`PROBLEMS`: 404 not
+  found, 422 bad input, 403 refused Cypher, 503 store unavailable, ...); the classes themselves know
+  nothing of HTTP.
 - Request validation: 400 when the body is not JSON at all (a syntax error, like any other
   unparsable request), 422 when it parses but a value breaks the schema (wrong type, `limit` out of
   1–1000, unknown entity type) — the same 422 the project's `BadInputError` uses.
@@ -17,6 +18,7 @@ Status codes:
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
 
@@ -44,16 +46,33 @@ TYPE_PREFIX = "urn:paperkg:problem:"
 VALIDATION_TYPE = f"{TYPE_PREFIX}validation"
 INTERNAL_TYPE = f"{TYPE_PREFIX}internal"
 
-# Most specific first: the first class an error is an instance of names its type.
-_ERROR_TYPES: tuple[tuple[type[PaperkgError], str], ...] = (
-    (QueryRefusedError, "query-refused"),
-    (UnsupportedQueryError, "unsupported-query"),
-    (BadInputError, "bad-input"),
-    (InputNotFoundError, "not-found"),
-    (QueryTimeoutError, "query-timeout"),
-    (StoreUnavailableError, "store-unavailable"),
-    (UsageError, "bad-request"),
-)
+
+
+@dataclass(frozen=True)
+class ProblemKind:
+    status: int
+    title: str
+    type: str        # the last part of the problem's `type` URI
+
+
+# By error class; an error takes the entry of the first class in its MRO listed here, so a new
+# subclass answers like its parent until it is given its own.
+PROBLEMS: dict[type[PaperkgError], ProblemKind] = {
+    QueryRefusedError: ProblemKind(403, "Query refused", "query-refused"),
+    UnsupportedQueryError: ProblemKind(422, "Query not supported by the embedded store",
+                                       "unsupported-query"),
+    BadInputError: ProblemKind(422, "Unprocessable input", "bad-input"),
+    InputNotFoundError: ProblemKind(404, "Not found", "not-found"),
+    QueryTimeoutError: ProblemKind(503, "Query timed out", "query-timeout"),
+    StoreUnavailableError: ProblemKind(503, "Store unavailable", "store-unavailable"),
+    UsageError: ProblemKind(400, "Bad request", "bad-request"),
+    PaperkgError: ProblemKind(500, "paperkg error", "error"),
+}
+
+
+def problem_kind(err: PaperkgError) -> ProblemKind:
+    """Status, title and type of `err` (`PROBLEMS`, by the most specific class listed)."""
+    return next(PROBLEMS[cls] for cls in type(err).__mro__ if cls in PROBLEMS)
 
 
 class ProblemResponse(JSONResponse):
@@ -94,21 +113,15 @@ def _instance(request: Request) -> str:
     return request.url.path
 
 
-def error_type(err: PaperkgError) -> str:
-    for cls, name in _ERROR_TYPES:
-        if isinstance(err, cls):
-            return TYPE_PREFIX + name
-    return f"{TYPE_PREFIX}error"
-
-
 async def paperkg_error_handler(request: Request, exc: Exception) -> ProblemResponse:
     assert isinstance(exc, PaperkgError)
-    status = exc.http_status if 400 <= exc.http_status <= 599 else 500
+    kind = problem_kind(exc)
+    status = kind.status
     if status >= 500:
         log.warning("%s %s -> %d: %s", request.method, request.url.path, status, exc)
     retry_after = getattr(exc, "retry_after", None)     # e.g. a query the server timed out
     headers = {"Retry-After": str(retry_after)} if status == 503 and retry_after else None
-    return problem(status, title=exc.title, detail=exc.message, type_=error_type(exc),
+    return problem(status, title=kind.title, detail=exc.message, type_=TYPE_PREFIX + kind.type,
                    instance=_instance(request), hint=exc.hint, headers=headers)
 
 

@@ -33,6 +33,7 @@ from typing import Any
 
 import neo4j
 
+from paperkg.api.cli import exit_code
 from paperkg.graph.corpus import Corpus
 from paperkg.graph.errors import PaperkgError
 from paperkg.graph.model import Edge, KnowledgeGraph, Node, node_key
@@ -215,7 +216,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except PaperkgError as err:
         print(f"neo4j_load: {err}", file=sys.stderr)
-        return err.exit_code
+        return exit_code(err)
     finally:
         store.close()
 

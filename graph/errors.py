@@ -1,15 +1,16 @@
-"""The project's error classes. Each says what went wrong and what to do; the CLI maps them to exit
-codes (sysexits) and the HTTP API to problem responses, so no user sees a traceback."""
+"""The project's error classes. Each says what went wrong (`message`) and what to do (`hint`).
+
+They name kinds of failure, not how a front end reports them: the CLI maps each class to a sysexits
+exit code (`paperkg.api.cli.EXIT_CODES`), the HTTP API to a status and a problem type
+(`paperkg.api.problems.PROBLEMS`), so the layers below the API stay free of HTTP and of process exit
+conventions. A new class inherits its parent's code and status until the maps name it.
+"""
 
 from __future__ import annotations
 
 
 class PaperkgError(Exception):
     """Base class: `str(err)` is the one line shown to the user, `hint` what to do about it."""
-
-    exit_code = 1
-    http_status = 500
-    title = "paperkg error"
 
     def __init__(self, message: str, hint: str | None = None) -> None:
         super().__init__(message)
@@ -21,37 +22,23 @@ class PaperkgError(Exception):
 
 
 class UsageError(PaperkgError):
-    exit_code = 2
-    http_status = 400
-    title = "Bad request"
+    """A command or request that is malformed as a whole (conflicting options, a missing argument)."""
 
 
 class BadInputError(PaperkgError):
     """Input data (abstract files, query parameters, Cypher text) that cannot be used."""
 
-    exit_code = 65
-    http_status = 422
-    title = "Unprocessable input"
-
 
 class QueryRefusedError(BadInputError):
     """User Cypher that would write, read files or call procedures."""
-
-    http_status = 403
-    title = "Query refused"
 
 
 class UnsupportedQueryError(BadInputError):
     """Cypher the embedded engine cannot answer correctly (better an error than a wrong answer)."""
 
-    http_status = 422
-    title = "Query not supported by the embedded store"
-
 
 class InputNotFoundError(PaperkgError):
-    exit_code = 66
-    http_status = 404
-    title = "Not found"
+    """An input the user named (a file, a store directory) that does not exist."""
 
 
 class NotFoundError(InputNotFoundError):
@@ -60,10 +47,6 @@ class NotFoundError(InputNotFoundError):
 
 class StoreUnavailableError(PaperkgError):
     """The store cannot be reached or opened (Neo4j down, wrong credentials, locked store)."""
-
-    exit_code = 69
-    http_status = 503
-    title = "Store unavailable"
 
 
 class ClusterUnavailableError(PaperkgError):
@@ -77,8 +60,7 @@ class ClusterUnavailableError(PaperkgError):
 
 class QueryTimeoutError(StoreUnavailableError):
     """A catalog query stopped by the server's transaction timeout: the parameters were valid, the
-    server could not answer in time (busy, or a question too broad). HTTP 503, exit 69: not the
-    user's input (a 422 would say "fix your request"), so retry or narrow the question."""
+    server could not answer in time (busy, or a question too broad). Not the user's input, so the
+    front ends report it as the store's failure (retry, or narrow the question), not as bad input."""
 
-    title = "Query timed out"
-    retry_after = 1        # seconds, for the HTTP Retry-After header
+    retry_after = 1        # seconds a client should wait before asking again

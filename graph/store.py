@@ -2,19 +2,50 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from paperkg.graph.corpus import Corpus
 from paperkg.graph.model import EDGE_TYPES, NODE_LABELS, Edge, KnowledgeGraph, Node
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 DEFAULT_STORE = "./paperkg-store"
 
 
 @runtime_checkable
+class CypherEngine(Protocol):
+    """A store that answers Cypher itself (Neo4j): the query runner hands it the catalog's text."""
+
+    def run_catalog(self, cypher: str, params: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """Rows of one catalog query (trusted Cypher, `$params` only), in the query's order."""
+
+    def run_user_cypher(self, text: str, params: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """Rows of a user's read-only Cypher, through the store's guard."""
+
+    def ensure_ready(self) -> None:
+        """Check (and create) what the catalog relies on, e.g. indexes, before the first query."""
+
+
+@runtime_checkable
+class GraphView(Protocol):
+    """A store that holds its graph in this process (embedded): the query runner answers with
+    Python over the networkx view (`queries.embedded_impl`), since `graph/` cannot import the
+    query layer."""
+
+    def networkx(self) -> nx.MultiDiGraph:
+        """The graph as networkx: nodes and edges with their properties and `__labels__`."""
+
+
+@runtime_checkable
 class GraphStore(Protocol):
-    kind: str
+    """What every store offers. To answer queries a store is also a `CypherEngine` or a `GraphView`;
+    the query runner picks its backend by which one (`queries.runner.backend_for`)."""
+
+    kind: str       # shown to users (`/health`): "embedded", "neo4j"
 
     def load_corpus(self) -> Corpus:
         """Every paper the store holds, with its extraction (what a new build adds to)."""

@@ -1,24 +1,26 @@
 """Run catalog queries and user Cypher on either store; the one entry point the CLI and HTTP API use.
 
-Named queries: parameters are validated and normalised once (`params.Param`), then
-- Neo4j runs the catalog's Cypher text with them (`store.run_catalog`: `run_read`'s rows, fetched
-  as one record);
-- the embedded store runs the registered Python implementation of the same query over its networkx
-  graph (`embedded_impl`), which returns the same rows (the parity tests hold both to that). A
-  catalog query without a Python implementation would go through grand-cypher instead, but every
-  query shipped today has one: none of them is within grand-cypher's reach (all take `$params`).
+Named queries: parameters are validated and normalised once (`params.Param`), then handed to the
+store's query backend (`backend_for`), chosen by the interface the store offers, not by its name:
+- a `CypherEngine` (Neo4j) runs the catalog's Cypher text with them (`store.run_catalog`);
+- a `GraphView` (embedded) gets the registered Python implementation of the same query run over its
+  networkx graph (`embedded_impl`), which returns the same rows (the parity tests hold both to
+  that). A catalog query without a Python implementation would go through grand-cypher instead, but
+  every query shipped today has one: none of them is within grand-cypher's reach (all take `$params`).
 
-User Cypher (`run_cypher`): Neo4j through the store's read-only guard (`store.run_user_cypher`),
-the embedded store through grand-cypher with the checks of `embedded_cypher`.
+User Cypher (`run_cypher`): a `CypherEngine` through the store's read-only guard
+(`store.run_user_cypher`); a `GraphView` through grand-cypher with the checks of `embedded_cypher`,
+in `NetworkxBackend.run_cypher`, the one place the embedded store runs user Cypher.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from paperkg.graph.errors import BadInputError, NotFoundError
+from paperkg.graph.store import CypherEngine, GraphView
 from paperkg.queries import embedded_impl
 from paperkg.queries.catalog import CatalogQuery, load_catalog
 
@@ -77,11 +79,65 @@ def cypher_params(query: CatalogQuery, values: Mapping[str, Any]) -> dict[str, A
     return out
 
 
-def _store_kind(store: Any) -> str:
-    kind = getattr(store, "kind", None)
-    if kind not in ("embedded", "neo4j"):
-        raise BadInputError(f"unknown store kind {kind!r}")
-    return kind
+class QueryBackend(Protocol):
+    """How one store answers: catalog queries with validated `$params`, user Cypher, warm-up."""
+
+    def run_catalog(self, query: CatalogQuery, params: dict[str, Any]) -> list[Row]: ...
+
+    def run_cypher(self, text: str, params: dict[str, Any]) -> list[Row]: ...
+
+    def prepare(self) -> None: ...
+
+
+class CypherBackend:
+    """A store with its own Cypher engine (Neo4j): the catalog's text, the store's guard."""
+
+    def __init__(self, store: CypherEngine) -> None:
+        self.store = store
+
+    def run_catalog(self, query: CatalogQuery, params: dict[str, Any]) -> list[Row]:
+        return self.store.run_catalog(query.cypher, params)
+
+    def run_cypher(self, text: str, params: dict[str, Any]) -> list[Row]:
+        return self.store.run_user_cypher(text, params)
+
+    def prepare(self) -> None:
+        self.store.ensure_ready()
+
+
+class NetworkxBackend:
+    """A store whose graph is networkx in this process (embedded): Python implementations of the
+    catalog, grand-cypher for user Cypher."""
+
+    def __init__(self, store: GraphView) -> None:
+        self.store = store
+
+    def run_catalog(self, query: CatalogQuery, params: dict[str, Any]) -> list[Row]:
+        graph = self.store.networkx()
+        rows = embedded_impl.run(query.name, graph, params)
+        if rows is None:                       # no Python implementation: grand-cypher, params inlined
+            from paperkg.queries.embedded_cypher import run_grand_cypher
+
+            rows = run_grand_cypher(graph, query.cypher, params)
+        return rows
+
+    def run_cypher(self, text: str, params: dict[str, Any]) -> list[Row]:
+        from paperkg.queries.embedded_cypher import run_grand_cypher
+
+        return run_grand_cypher(self.store.networkx(), text, params)
+
+    def prepare(self) -> None:
+        embedded_impl.index_for(self.store.networkx())
+
+
+def backend_for(store: Any) -> QueryBackend:
+    """The backend for `store`, by the interface it offers (`graph.store.CypherEngine` or `GraphView`)."""
+    if isinstance(store, CypherEngine):
+        return CypherBackend(store)
+    if isinstance(store, GraphView):
+        return NetworkxBackend(store)
+    raise BadInputError(f"{type(store).__name__} cannot answer queries",
+                        "open the store with paperkg.graph.store.open_store")
 
 
 def run_named(store: Any, name: str, params: dict[str, Any]) -> list[Row]:
@@ -91,16 +147,7 @@ def run_named(store: Any, name: str, params: dict[str, Any]) -> list[Row]:
     """
     query = get_query(name)
     values = validate_params(query, params or {})
-    cparams = cypher_params(query, values)
-    if _store_kind(store) == "neo4j":
-        rows = store.run_catalog(query.cypher, cparams)
-    else:
-        graph = store.networkx()
-        rows = embedded_impl.run(query.name, graph, cparams)
-        if rows is None:                       # no Python implementation: grand-cypher, params inlined
-            from paperkg.queries.embedded_cypher import run_grand_cypher
-
-            rows = run_grand_cypher(graph, query.cypher, cparams)
+    rows = backend_for(store).run_catalog(query, cypher_params(query, values))
     return [to_json_row(row) for row in rows]
 
 
@@ -109,12 +156,7 @@ def run_cypher(store: Any, text: str, params: dict[str, Any]) -> list[Row]:
     embedded: grand-cypher, refusing with UnsupportedQueryError what it cannot answer correctly."""
     if not isinstance(text, str) or not text.strip():
         raise BadInputError("the Cypher query is empty")
-    if _store_kind(store) == "neo4j":
-        rows = store.run_user_cypher(text, params or {})
-    else:
-        from paperkg.queries.embedded_cypher import run_grand_cypher
-
-        rows = run_grand_cypher(store.networkx(), text, dict(params or {}))
+    rows = backend_for(store).run_cypher(text, dict(params or {}))
     return [to_json_row(row) for row in rows]
 
 
@@ -123,11 +165,7 @@ def prepare(store: Any) -> None:
     first request: the embedded store loads its graph and builds its query index (~30 s at 100k
     abstracts); Neo4j checks once that the indexes the catalog calls exist and are online, creating
     them on a database saved by an older paperkg (`Neo4jStore.ensure_ready`)."""
-    kind = getattr(store, "kind", None)
-    if kind == "embedded":
-        embedded_impl.index_for(store.networkx())
-    elif kind == "neo4j":
-        store.ensure_ready()
+    backend_for(store).prepare()
 
 
 def to_json_row(row: Mapping[str, Any]) -> Row:

@@ -105,11 +105,11 @@ def test_scan_refuses(text: str, why: str) -> None:
     assert why.lower() in str(info.value).lower()
 
 
-def test_refusal_is_a_bad_input_error_with_exit_65() -> None:
-    with pytest.raises(BadInputError) as info:
+def test_refusal_is_a_bad_input_error() -> None:
+    """Refused Cypher is bad input (exit 65) of its own kind (HTTP 403): tests/api/test_error_maps.py."""
+    with pytest.raises(QueryRefusedError) as info:
         scan("MATCH (n) DETACH DELETE n")
-    assert info.value.exit_code == 65
-    assert info.value.http_status == 403
+    assert isinstance(info.value, BadInputError)
     assert "\n" not in str(info.value)
 
 

@@ -12,7 +12,7 @@ from paperkg.queries.runner import run_named
 
 
 class GraphOnly:
-    """An embedded-store stand-in over a KnowledgeGraph (what `run_named` needs: kind, networkx)."""
+    """An embedded-store stand-in over a KnowledgeGraph: a `GraphView` (what `run_named` needs)."""
 
     kind = "embedded"
 

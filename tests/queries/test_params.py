@@ -9,7 +9,15 @@ import pytest
 
 from paperkg.graph import errors
 from paperkg.queries.catalog import load_catalog
-from paperkg.queries.runner import cypher_params, run_cypher, run_named, validate_params
+from paperkg.queries.runner import (
+    CypherBackend,
+    NetworkxBackend,
+    backend_for,
+    cypher_params,
+    run_cypher,
+    run_named,
+    validate_params,
+)
 from tests.queries.graphs import tiny_graph
 from tests.queries.parity import GraphOnly
 
@@ -124,9 +132,12 @@ def test_every_row_is_json_ready() -> None:
         json.dumps(run_named(STORE, name, query.example_params()), allow_nan=False)
 
 
-def test_run_cypher_dispatches_by_store_kind() -> None:
-    class FakeNeo4j:
-        kind = "neo4j"
+def test_runner_dispatches_by_the_interface_the_store_offers() -> None:
+    """A store with its own Cypher engine gets the catalog's text; no `kind` string is consulted
+    (this one claims to be embedded)."""
+
+    class FakeCypherEngine:
+        kind = "embedded"
 
         def run_user_cypher(self, text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
             return [{"text": text, "params": params}]
@@ -134,10 +145,23 @@ def test_run_cypher_dispatches_by_store_kind() -> None:
         def run_catalog(self, text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
             return [{"cypher": text, "params": params}]
 
-    assert run_cypher(FakeNeo4j(), "RETURN 1", {"a": 1}) == [{"text": "RETURN 1", "params": {"a": 1}}]
-    row = run_named(FakeNeo4j(), "entity", {"name": "Group Relative"})[0]
+        def ensure_ready(self) -> None:
+            pass
+
+    assert isinstance(backend_for(FakeCypherEngine()), CypherBackend)
+    assert isinstance(backend_for(STORE), NetworkxBackend)
+    assert run_cypher(FakeCypherEngine(), "RETURN 1", {"a": 1}) == [{"text": "RETURN 1", "params": {"a": 1}}]
+    row = run_named(FakeCypherEngine(), "entity", {"name": "Group Relative"})[0]
     assert row["params"] == {"name_key": "grouprelative", "name_query": '"grouprelative"'}
     assert row["cypher"] == load_catalog()["entity"].cypher
+
+
+def test_a_store_that_cannot_answer_queries_is_refused_by_name() -> None:
+    class StatsOnly:
+        kind = "neo4j"
+
+    with pytest.raises(errors.BadInputError, match="StatsOnly cannot answer queries"):
+        run_named(StatsOnly(), "entity", {"name": "GRPO"})
 
 
 @pytest.mark.parametrize(("key", "term"), [
