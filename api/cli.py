@@ -16,6 +16,7 @@ import click
 
 from paperkg.graph.errors import (
     BadInputError,
+    ClusterUnavailableError,
     InputNotFoundError,
     PaperkgError,
     StoreUnavailableError,
@@ -30,6 +31,7 @@ EXIT_CODES: dict[type[PaperkgError], int] = {
     BadInputError: 65,              # EX_DATAERR
     InputNotFoundError: 66,         # EX_NOINPUT
     StoreUnavailableError: 69,      # EX_UNAVAILABLE
+    ClusterUnavailableError: 69,
     PaperkgError: 1,
 }
 

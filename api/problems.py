@@ -29,6 +29,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from paperkg.graph.errors import (
     BadInputError,
+    ClusterUnavailableError,
     InputNotFoundError,
     PaperkgError,
     QueryRefusedError,
@@ -65,6 +66,7 @@ PROBLEMS: dict[type[PaperkgError], ProblemKind] = {
     InputNotFoundError: ProblemKind(404, "Not found", "not-found"),
     QueryTimeoutError: ProblemKind(503, "Query timed out", "query-timeout"),
     StoreUnavailableError: ProblemKind(503, "Store unavailable", "store-unavailable"),
+    ClusterUnavailableError: ProblemKind(503, "Cluster unavailable", "cluster-unavailable"),
     UsageError: ProblemKind(400, "Bad request", "bad-request"),
     PaperkgError: ProblemKind(500, "paperkg error", "error"),
 }

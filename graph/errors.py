@@ -53,10 +53,6 @@ class ClusterUnavailableError(PaperkgError):
     """The Dask cluster a build was told to use cannot be reached, has no workers, or runs another
     extractor than this process."""
 
-    exit_code = 69
-    http_status = 503
-    title = "Cluster unavailable"
-
 
 class QueryTimeoutError(StoreUnavailableError):
     """A catalog query stopped by the server's transaction timeout: the parameters were valid, the

@@ -12,6 +12,7 @@ from paperkg.api.problems import PROBLEMS, problem_kind
 from paperkg.graph import errors
 from paperkg.graph.errors import (
     BadInputError,
+    ClusterUnavailableError,
     InputNotFoundError,
     NotFoundError,
     PaperkgError,
@@ -36,6 +37,7 @@ ERROR_CLASSES = [cls for _, cls in inspect.getmembers(errors, inspect.isclass)
     (NotFoundError, 66, 404, "not-found"),
     (StoreUnavailableError, 69, 503, "store-unavailable"),
     (QueryTimeoutError, 69, 503, "query-timeout"),
+    (ClusterUnavailableError, 69, 503, "cluster-unavailable"),
 ])
 def test_each_class_maps_to_its_exit_code_and_status(cls: type[PaperkgError], code: int, status: int,
                                                     type_: str) -> None:
