@@ -788,5 +788,5 @@ def test_catalog_timeout_is_a_503_store_error(store: Neo4jStore) -> None:
     assert time.monotonic() - started < 15
     err = info.value
     assert isinstance(err, StoreUnavailableError) and not isinstance(err, BadInputError)
-    assert err.http_status == 503 and err.exit_code == 69 and err.retry_after
+    assert err.retry_after     # 503 with Retry-After, exit 69: tests/api/test_error_maps.py
     assert "time limit" in err.message and "retry" in (err.hint or "") and "narrow" in (err.hint or "")
