@@ -25,7 +25,9 @@ from paperkg.api import problems
 from paperkg.api.deps import StoreHolder, get_store
 from paperkg.api.models import Problem
 from paperkg.api.routers import cypher, entities, export, health, papers, queries, stats, ui
+from paperkg.api.security import HostCheckMiddleware, TokenAuthMiddleware, is_public
 from paperkg.api.settings import Settings
+from paperkg.graph.secrets import install_log_redaction, register_secret
 
 
 def _version() -> str:
@@ -119,23 +121,25 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.store_holder = holder
 
     problems.install(app)
+    install_log_redaction()
+    register_secret(settings.password())
+    register_secret(settings.token())
+    # Added innermost first: a request meets the Host check, CORS, the token, then the body limit.
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    if settings.token():
+        app.add_middleware(TokenAuthMiddleware, token=settings.token())
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware, allow_origins=list(settings.cors_origins), allow_methods=["GET", "POST"],
-            allow_headers=["Content-Type", "Accept"],
+            allow_headers=["Content-Type", "Accept", "Authorization"],
         )
+    app.add_middleware(HostCheckMiddleware, allowed_hosts=settings.allowed_hosts or None)
 
-    for router in (
-        health.router,
-        stats.router,
-        queries.router,
-        entities.build_router(settings),
-        papers.router,
-        cypher.router,
-        export.router,
-        ui.router,
-    ):
+    routers = [health.router, stats.router, queries.router, entities.build_router(settings),
+               papers.router, export.router, ui.router]
+    if settings.raw_cypher:
+        routers.append(cypher.router)
+    for router in routers:
         app.include_router(router)
     app.mount("/static", ui.static_files(), name="static")
 
@@ -143,9 +147,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if app.openapi_schema is None:
             schema = get_openapi(title=app.title, version=app.version, description=app.description,
                                  routes=app.routes)
-            schema.setdefault("components", {}).setdefault("schemas", {}).update(
-                _component_schemas(Problem)
-            )
+            components = schema.setdefault("components", {})
+            components.setdefault("schemas", {}).update(_component_schemas(Problem))
+            if settings.token():
+                # Swagger UI's "Authorize" button, and the truth for clients: data routes need it.
+                components["securitySchemes"] = {"bearer": {"type": "http", "scheme": "bearer"}}
+                for path, item in schema.get("paths", {}).items():
+                    if not is_public(path):
+                        for operation in item.values():
+                            operation["security"] = [{"bearer": []}]
+                            operation.setdefault("responses", {}).update(problems.problem_responses(401))
             app.openapi_schema = problems.rewrite_openapi(schema)
         return app.openapi_schema
 

@@ -22,6 +22,7 @@ from paperkg.graph.errors import (
     StoreUnavailableError,
     UsageError,
 )
+from paperkg.graph.secrets import install_log_redaction, redact, register_secret
 from paperkg.graph.store import DEFAULT_STORE, GraphStore, open_store
 
 # sysexits(3) codes by error class; an error takes the code of the first class in its MRO listed
@@ -42,7 +43,7 @@ def exit_code(err: PaperkgError) -> int:
 
 
 def _fail(err: PaperkgError) -> None:
-    click.echo(f"paperkg: error: {err}", err=True)
+    click.echo(redact(f"paperkg: error: {err}"), err=True)
     sys.exit(exit_code(err))
 
 
@@ -66,8 +67,8 @@ def handle_errors(func: Callable) -> Callable:
         except Exception as err:  # a bug of ours: one line, the traceback only on request
             if os.environ.get("PAPERKG_DEBUG"):
                 raise
-            click.echo(f"paperkg: internal error: {type(err).__name__}: {err} "
-                       "(set PAPERKG_DEBUG=1 for the traceback and report it)", err=True)
+            click.echo(redact(f"paperkg: internal error: {type(err).__name__}: {err} "
+                              "(set PAPERKG_DEBUG=1 for the traceback and report it)"), err=True)
             sys.exit(70)
 
     return wrapper
@@ -82,8 +83,15 @@ def store_options(func: Callable) -> Callable:
                      help="Use a Neo4j server instead, e.g. bolt://localhost:7687 [env PAPERKG_NEO4J_URI]."),
         click.option("--neo4j-user", envvar="PAPERKG_NEO4J_USER", default=None,
                      help="[env PAPERKG_NEO4J_USER]"),
-        click.option("--neo4j-password", envvar="PAPERKG_NEO4J_PASSWORD", default=None,
-                     help="[env PAPERKG_NEO4J_PASSWORD]"),
+        # No password option: a command line is visible to every user of `ps`. The environment, a
+        # file (mode 600, say) or a prompt keep it out of there.
+        click.option("--neo4j-password-file", envvar="PAPERKG_NEO4J_PASSWORD_FILE", default=None,
+                     type=click.Path(dir_okay=False), metavar="FILE",
+                     help="Read the Neo4j password from FILE (first line) [env PAPERKG_NEO4J_PASSWORD_FILE; "
+                          "or set PAPERKG_NEO4J_PASSWORD]."),
+        click.option("--neo4j-password-prompt", is_flag=True, default=False,
+                     help="Ask for the Neo4j password on the terminal."),
+        click.option("--neo4j-password", "neo4j_password_arg", default=None, hidden=True, expose_value=True),
         click.option("--neo4j-database", envvar="PAPERKG_NEO4J_DATABASE", default=None,
                      help="Database name (default: the server's default) [env PAPERKG_NEO4J_DATABASE]."),
     ]
@@ -92,10 +100,34 @@ def store_options(func: Callable) -> Callable:
     return func
 
 
+def neo4j_password(kwargs: dict[str, Any]) -> str | None:
+    """The Neo4j password from `--neo4j-password-file`, `--neo4j-password-prompt` or
+    PAPERKG_NEO4J_PASSWORD (in that order); pops the options from `kwargs`. Registered as a secret,
+    so no message shows it."""
+    path, prompt = kwargs.pop("neo4j_password_file", None), kwargs.pop("neo4j_password_prompt", False)
+    if kwargs.pop("neo4j_password_arg", None) is not None:
+        raise click.UsageError("--neo4j-password would show the password to every user of `ps`: set "
+                               "PAPERKG_NEO4J_PASSWORD, or use --neo4j-password-file FILE or "
+                               "--neo4j-password-prompt")
+    if path:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                password: str | None = fh.readline().rstrip("\r\n")
+        except OSError as err:
+            raise click.UsageError(f"cannot read the password file {path}: {err.strerror}") from err
+    elif prompt:
+        password = click.prompt("Neo4j password", hide_input=True, err=True)
+    else:
+        password = os.environ.get("PAPERKG_NEO4J_PASSWORD") or None
+    register_secret(password)
+    return password
+
+
 def _open(kwargs: dict[str, Any], *, create: bool = False) -> GraphStore:
+    password = neo4j_password(kwargs)
     return open_store(
         kwargs.pop("store"), kwargs.pop("neo4j_uri"), kwargs.pop("neo4j_user"),
-        kwargs.pop("neo4j_password"), kwargs.pop("neo4j_database"), create=create,
+        password, kwargs.pop("neo4j_database"), create=create,
     )
 
 
@@ -138,6 +170,7 @@ def _format_warning(message: Warning | str, category: type[Warning], *args: Any,
 def main() -> None:
     """paperkg: knowledge graphs of ML research from paper abstracts."""
     warnings.formatwarning = _format_warning
+    install_log_redaction()
 
 
 @main.command()
@@ -342,12 +375,20 @@ def serve(host: str, port: int, **kwargs: Any) -> None:
     import uvicorn
 
     from paperkg.api.app import create_app
+    from paperkg.api.security import is_loopback
     from paperkg.api.settings import Settings
 
     settings = Settings(
         store=kwargs["store"], neo4j_uri=kwargs["neo4j_uri"], neo4j_user=kwargs["neo4j_user"],
-        neo4j_password=kwargs["neo4j_password"], neo4j_database=kwargs["neo4j_database"],
+        neo4j_password=neo4j_password(kwargs), neo4j_database=kwargs["neo4j_database"],
     )
+    if not is_loopback(host):
+        if settings.token() is None:
+            click.echo(f"paperkg: warning: serving on {host}, beyond loopback, without PAPERKG_API_TOKEN: "
+                       "anyone who reaches the port can query and download the graph", err=True)
+        if not settings.allowed_hosts:
+            click.echo("paperkg: warning: PAPERKG_ALLOWED_HOSTS is not set, so any Host header is "
+                       "accepted; list the names clients use to reach this server", err=True)
     uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
 
 

@@ -8,9 +8,11 @@ on the first request that needs it, and closed when the app shuts down.
 
 from __future__ import annotations
 
+import concurrent.futures
 import gc
 import logging
 import threading
+from collections.abc import Callable
 
 from fastapi import Request
 
@@ -20,6 +22,7 @@ from paperkg.graph.store import GraphStore, open_store
 from paperkg.queries.runner import prepare
 
 log = logging.getLogger("paperkg.api")
+HEALTH_TIMEOUT = 1.0    # seconds /health waits for the store's answer
 
 
 class StoreHolder:
@@ -42,6 +45,7 @@ class StoreHolder:
         self._version: object | None = None
         self._reloading: object | None = None   # the version being loaded, or that failed to load
         self._lock = threading.Lock()
+        self._ping: concurrent.futures.Future[None] | None = None
 
     def get(self) -> GraphStore:
         store = self._store
@@ -101,6 +105,26 @@ class StoreHolder:
         gc.freeze()
         return store, version
 
+    def ping(self, store: GraphStore, timeout: float = HEALTH_TIMEOUT) -> None:
+        """Check that `store` answers now (its `ping`, for stores that have one): raises
+        StoreUnavailableError when it does not, or not within `timeout` seconds (a frozen server).
+        One ping runs at a time; concurrent callers wait for the same one, so a flood of health
+        checks against a hung server starts one ping, not one thread each."""
+        ping = getattr(store, "ping", None)
+        if ping is None:
+            return
+        with self._lock:
+            future = self._ping
+            if future is None or future.done():
+                future = self._ping = concurrent.futures.Future()
+                threading.Thread(target=_run_into, args=(ping, future), name="paperkg-ping",
+                                 daemon=True).start()
+        try:
+            future.result(timeout)
+        except concurrent.futures.TimeoutError:
+            raise StoreUnavailableError(f"the store did not answer within {timeout:g} s",
+                                        "the server may be overloaded or frozen; retry later") from None
+
     def warm_up(self) -> None:
         """Open the store and prepare it for queries now, at startup: the embedded store's pickle
         load and query index take ~30 s at 100k abstracts, and Neo4j's index check a round trip,
@@ -117,6 +141,15 @@ class StoreHolder:
             store, self._store, self._reloading = self._store, None, None
         if store is not None:
             store.close()
+
+
+def _run_into(fn: Callable[[], object], future: concurrent.futures.Future[None]) -> None:
+    try:
+        fn()
+    except BaseException as err:
+        future.set_exception(err)
+    else:
+        future.set_result(None)
 
 
 def get_store(request: Request) -> GraphStore:

@@ -32,12 +32,14 @@ from paperkg.graph.errors import (
     ClusterUnavailableError,
     InputNotFoundError,
     PaperkgError,
+    QueryLimitError,
     QueryRefusedError,
     QueryTimeoutError,
     StoreUnavailableError,
     UnsupportedQueryError,
     UsageError,
 )
+from paperkg.graph.secrets import redact
 
 log = logging.getLogger("paperkg.api")
 
@@ -46,6 +48,8 @@ PROBLEM_MEDIA_TYPE = "application/problem+json"
 TYPE_PREFIX = "urn:paperkg:problem:"
 VALIDATION_TYPE = f"{TYPE_PREFIX}validation"
 INTERNAL_TYPE = f"{TYPE_PREFIX}internal"
+# Every 503 says when to come back (RFC 9110): a store that is down or busy is worth retrying.
+DEFAULT_RETRY_AFTER = 5
 
 
 
@@ -60,6 +64,7 @@ class ProblemKind:
 # subclass answers like its parent until it is given its own.
 PROBLEMS: dict[type[PaperkgError], ProblemKind] = {
     QueryRefusedError: ProblemKind(403, "Query refused", "query-refused"),
+    QueryLimitError: ProblemKind(422, "Query exceeds a limit", "query-limit"),
     UnsupportedQueryError: ProblemKind(422, "Query not supported by the embedded store",
                                        "unsupported-query"),
     BadInputError: ProblemKind(422, "Unprocessable input", "bad-input"),
@@ -98,15 +103,19 @@ def problem(
     headers: dict[str, str] | None = None,
     **extensions: Any,
 ) -> ProblemResponse:
-    """Build one problem response; `about:blank` problems are titled by the HTTP status phrase."""
+    """Build one problem response; `about:blank` problems are titled by the HTTP status phrase.
+    Texts are redacted (`graph.secrets`): no credential reaches a client, whatever raised. A 503
+    always carries `Retry-After`."""
     body: dict[str, Any] = {
         "type": type_,
-        "title": title or status_phrase(status),
+        "title": redact(title or status_phrase(status)),
         "status": status,
-        "detail": detail or status_phrase(status),
+        "detail": redact(detail or status_phrase(status)),
         "instance": instance,
     }
-    body.update({k: v for k, v in extensions.items() if v is not None})
+    body.update({k: redact(v) if isinstance(v, str) else v for k, v in extensions.items() if v is not None})
+    if status == 503 and not any(k.lower() == "retry-after" for k in headers or ()):
+        headers = {**(headers or {}), "Retry-After": str(DEFAULT_RETRY_AFTER)}
     return ProblemResponse(body, status_code=status, headers=headers)
 
 
@@ -121,8 +130,8 @@ async def paperkg_error_handler(request: Request, exc: Exception) -> ProblemResp
     status = kind.status
     if status >= 500:
         log.warning("%s %s -> %d: %s", request.method, request.url.path, status, exc)
-    retry_after = getattr(exc, "retry_after", None)     # e.g. a query the server timed out
-    headers = {"Retry-After": str(retry_after)} if status == 503 and retry_after else None
+    retry_after = getattr(exc, "retry_after", None) or DEFAULT_RETRY_AFTER  # e.g. a timed-out query
+    headers = {"Retry-After": str(retry_after)} if status == 503 else None
     return problem(status, title=kind.title, detail=exc.message, type_=TYPE_PREFIX + kind.type,
                    instance=_instance(request), hint=exc.hint, headers=headers)
 

@@ -37,7 +37,24 @@ class Settings(BaseSettings):
     default_limit: int = Field(50, ge=LIMIT_MIN, le=LIMIT_MAX, description="Page size when none is asked.")
     max_limit: int = Field(LIMIT_MAX, ge=LIMIT_MIN, le=LIMIT_MAX, description="Largest page size accepted.")
 
-    @field_validator("cors_origins", mode="before")
+    # Access control (see api/security.py): all off by default, for a server on loopback.
+    api_token: SecretStr | None = Field(None, description=(
+        "When set, every route but /health, the explorer page and the docs needs "
+        "`Authorization: Bearer <token>`."))
+    raw_cypher: bool = Field(True, description="Serve POST /cypher (`off` removes the route).")
+    allowed_hosts: Annotated[list[str] | None, NoDecode] = Field(None, description=(
+        "Host header names accepted (comma-separated); unset: only localhost/127.0.0.1/::1 on a "
+        "loopback-bound server, any name otherwise."))
+    # Bounds on user Cypher (run in a worker process, see queries/bounded.py) and on every answer.
+    cypher_timeout: float = Field(10.0, gt=0, le=600, description="Seconds a user Cypher query may run.")
+    cypher_memory_mb: int = Field(1024, ge=64, description="Memory a user Cypher worker may add (MiB).")
+    cypher_workers: int = Field(2, ge=1, le=64, description="User Cypher queries run at once; more get 503.")
+    max_answer_rows: int = Field(10_000, ge=1, description="Rows of user Cypher beyond this are cut "
+                                 "(`truncated: true`).")
+    max_answer_bytes: int = Field(16 * 1024 * 1024, ge=1024, description=(
+        "JSON bytes of an answer beyond this are cut (`truncated: true`); one row larger is a 422."))
+
+    @field_validator("cors_origins", "allowed_hosts", mode="before")
     @classmethod
     def _split_origins(cls, value: Any) -> Any:
         if isinstance(value, str):
@@ -60,6 +77,10 @@ class Settings(BaseSettings):
         if self.default_limit > self.max_limit:
             raise ValueError(f"default_limit ({self.default_limit}) exceeds max_limit ({self.max_limit})")
         return self
+
+    def token(self) -> str | None:
+        """The API token in clear, only for the comparison."""
+        return self.api_token.get_secret_value() if self.api_token else None
 
     def password(self) -> str | None:
         """The Neo4j password in clear, only for the driver."""

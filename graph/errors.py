@@ -37,6 +37,11 @@ class UnsupportedQueryError(BadInputError):
     """Cypher the embedded engine cannot answer correctly (better an error than a wrong answer)."""
 
 
+class QueryLimitError(BadInputError):
+    """A query or its answer beyond one of the server's fixed bounds (text size, nesting, answer
+    rows or bytes): the message names the limit and its value, so the user knows what to change."""
+
+
 class InputNotFoundError(PaperkgError):
     """An input the user named (a file, a store directory) that does not exist."""
 

@@ -72,6 +72,7 @@ from paperkg.graph.errors import (
     UsageError,
 )
 from paperkg.graph.model import EDGE_TYPES, ENTITY_LABELS, NODE_LABELS, Edge, KnowledgeGraph, Node, node_key
+from paperkg.graph.secrets import register_secret, split_credentials
 from paperkg.graph.store import empty_stats, graph_stats
 
 DEFAULT_BATCH_SIZE = 5000
@@ -318,9 +319,13 @@ class Neo4jStore:
                  ) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
+        # Credentials written into the URI are taken out of it (the driver gets them as auth), so
+        # `self.uri`, which every message shows, never carries a password (see `graph.secrets`).
+        uri, uri_user, uri_password = split_credentials(uri)
+        register_secret(password)
         self.uri = uri
-        self.user = user
-        self._password = password
+        self.user = user if user is not None else uri_user
+        self._password = password if password is not None else uri_password
         self.database = database or None
         self.batch_size = batch_size
         self.connection_timeout = connection_timeout
@@ -351,7 +356,8 @@ class Neo4jStore:
                    else "the connection: it requires credentials and none were given")
             raise StoreUnavailableError(
                 f"Neo4j at {self.uri} rejected {who} while {action}: {_first_line(err)}",
-                "check --neo4j-user/--neo4j-password (PAPERKG_NEO4J_USER/PAPERKG_NEO4J_PASSWORD)") from err
+                "check --neo4j-user and the password (PAPERKG_NEO4J_PASSWORD, --neo4j-password-file)"
+            ) from err
         except (nex.ServiceUnavailable, nex.SessionExpired, nex.ConnectionAcquisitionTimeoutError,
                 nex.IncompleteCommit, OSError) as err:
             raise StoreUnavailableError(
@@ -422,6 +428,14 @@ class Neo4jStore:
     def _read(self, work: Callable[[neo4j.ManagedTransaction], _T], action: str) -> _T:
         with self._errors(action), self._session(neo4j.READ_ACCESS) as session:
             return session.execute_read(work)
+
+    def ping(self) -> None:
+        """One `RETURN 1` round trip, without the driver's transaction retries (an auto-commit
+        query): raises StoreUnavailableError when the server is down, refuses the credentials or lacks
+        the database. The API's /health calls it (with its own deadline, for a frozen server)."""
+        with self._errors("checking the server"), self._connect().session(
+                database=self.database, default_access_mode=neo4j.READ_ACCESS) as session:
+            session.run("RETURN 1").consume()
 
     def version(self) -> None:
         """Every query reads the database live: there is nothing to reload after a rebuild."""

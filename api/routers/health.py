@@ -16,6 +16,8 @@ router = APIRouter(tags=["service"])
 
 @router.get("/health", response_model=Health, responses=problem_responses(503))
 def health(request: Request, store: Annotated[GraphStore, Depends(get_store)]) -> Health:
-    """Open the store if needed (503 when it cannot be): a balancer should not route to a server
-    whose every query would fail."""
+    """Open the store if needed and check that it answers now (Neo4j: one round trip, at most a
+    second): 503 with `Retry-After` when it cannot, as when Neo4j is down or refuses the credentials.
+    A balancer should not route to a server whose every query would fail."""
+    request.app.state.store_holder.ping(store)
     return Health(store=getattr(store, "kind", "unknown"), version=request.app.version)

@@ -148,3 +148,39 @@ def test_check_params() -> None:
     for bad in ({"x": object()}, {"x": 2**70}, {"x": {1: "a"}}, {"x": {1, 2}}):
         with pytest.raises(BadInputError):
             check_params(bad)
+
+
+# Text that overflows Neo4j's parser stack (measured on the 5.26 engine: 1,000 parentheses, 500 list
+# brackets, 500 NOTs, 500 `.a` accessors hang the request ~120 s) is refused before it is sent.
+OVER_LIMITS = [
+    ("RETURN " + "(" * 1000 + "1" + ")" * 1000, "nests"),
+    ("RETURN " + "(" * 3000 + "1" + ")" * 3000, "tokens"),
+    ("RETURN " + "[" * 500 + "1" + "]" * 500, "nests"),
+    ("RETURN " + "{a:" * 500 + "1" + "}" * 500, "nests"),
+    ("RETURN " + "NOT " * 500 + "true", "nests"),
+    ("RETURN " + "NOT (" * 40 + "true" + ")" * 40, "nests"),
+    ("RETURN " + "\\u0028" * 100 + "1" + ")" * 100, "nests"),     # decoded by the parser
+    ("RETURN {a: 1}" + ".a" * 500, "accessors"),
+    ("RETURN 1" + "+1" * 6000, "tokens"),
+    ("RETURN '" + "x" * 20_001 + "'", "characters"),
+]
+
+WITHIN_LIMITS = [
+    "RETURN " + "(" * 60 + "1" + ")" * 60,
+    "RETURN {a: 1}" + ".a" * 30,
+    "MATCH (n) WHERE " + " AND ".join(["n.x IS NULL"] * 200) + " RETURN n",
+    "MATCH (a)-[r]->(b) WHERE NOT a.x = 1 AND NOT (b.y = 2 OR NOT b.z = 3) RETURN a.name, b.name",
+]
+
+
+@pytest.mark.parametrize(("text", "why"), OVER_LIMITS, ids=[f"{w}-{len(t)}" for t, w in OVER_LIMITS])
+def test_scan_refuses_text_beyond_the_limits(text: str, why: str) -> None:
+    from paperkg.graph.errors import QueryLimitError
+
+    with pytest.raises(QueryLimitError, match=why):
+        scan(text)
+
+
+@pytest.mark.parametrize("text", WITHIN_LIMITS, ids=range(len(WITHIN_LIMITS)))
+def test_scan_allows_text_within_the_limits(text: str) -> None:
+    scan(text)
