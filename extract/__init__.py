@@ -1,4 +1,5 @@
 """Reading abstracts and extracting entities and relations from them.
 
-spaCy is imported only by the modules that need it (`pipeline`, `factories`), never here.
+spaCy is imported only by the pipeline and its component modules, never here, in `readers`, `ingest`
+or `version`.
 """

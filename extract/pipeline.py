@@ -21,7 +21,9 @@ import spacy
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from paperkg.extract import factories
+from paperkg.extract import factories  # noqa: F401  (registers the components)
+from paperkg.extract.doc_utils import FINAL, doc_text, sentence_spans, token_sentence
+from paperkg.extract.tokenizer import customize_tokenizer
 from paperkg.graph.errors import UsageError
 from paperkg.graph.records import Extraction, Mention, RelationMention
 
@@ -43,9 +45,13 @@ def build_nlp(mode: str = "default", ner_path: str | Path | None = None,
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
     nlp = spacy.blank("en")
-    factories.customize_tokenizer(nlp)
+    customize_tokenizer(nlp)
     nlp.add_pipe("sentencizer")
-    typer = phrases = None
+    nlp.add_pipe("paperkg_acronyms")
+    nlp.add_pipe("paperkg_model_names")
+    nlp.add_pipe("paperkg_name_shapes")
+    nlp.add_pipe("paperkg_intro_names")
+    nlp.add_pipe("paperkg_gazetteer")
     if mode == "default":
         # the NER is optional (not shipped: too slow for the speed target, see README); the typer is not
         ner_dir = _learned_path(ner_path, MODEL_DIR / "ner", quiet=True)
@@ -53,14 +59,15 @@ def build_nlp(mode: str = "default", ner_path: str | Path | None = None,
             trained = spacy.load(ner_dir)
             for name in trained.pipe_names:  # `ner`, or the BILUO `entity_tagger`
                 nlp.add_pipe(name, source=trained, after="sentencizer")
-        typer_file = _learned_path(typer_path, MODEL_DIR / "typer.json")
-        typer = str(typer_file) if typer_file is not None else None
         phrases_file = _learned_path(phrases_path, MODEL_DIR / "phrases.json")
-        phrases = str(phrases_file) if phrases_file is not None else None
-    nlp.add_pipe("paperkg_acronyms")
-    nlp.add_pipe("paperkg_model_names")
-    nlp.add_pipe("paperkg_gazetteer")
-    nlp.add_pipe("paperkg_resolver", config={"typer": typer, "phrases": phrases})
+        if phrases_file is not None:
+            nlp.add_pipe("paperkg_phrases").load(phrases_file)
+        typer_file = _learned_path(typer_path, MODEL_DIR / "typer.json")
+        if typer_file is not None:
+            nlp.add_pipe("paperkg_typer").load(typer_file)
+    nlp.add_pipe("paperkg_resolver")
+    nlp.add_pipe("paperkg_introduced")
+    nlp.add_pipe("paperkg_relations")
     return nlp
 
 
@@ -103,15 +110,15 @@ def _split_long(text: str, limit: int) -> list[tuple[int, str]]:
 def doc_to_extraction(doc: Doc, paper_id: str, text: str | None = None, offset: int = 0,
                       sent_offset: int = 0) -> Extraction:
     """Read the components' results off a Doc (offsets shifted by `offset` for chunks)."""
-    text = factories.doc_text(doc) if text is None else text
-    sents = factories.sentence_spans(doc) if len(doc) else []
+    text = doc_text(doc) if text is None else text
+    sents = sentence_spans(doc) if len(doc) else []
     sentences = [(s.start_char + offset, s.end_char + offset) for s in sents]
-    sent_of = factories.token_sentence(doc, sents) if sents else []
+    sent_of = token_sentence(doc, sents) if sents else []
     intro = {tuple(x) for x in (doc._.paperkg_introduced or [])}
     mentions = [
         Mention(text=s.text, type=s.label_, start=s.start_char + offset, end=s.end_char + offset,
                 sentence=sent_of[s.start] + sent_offset, introduced=(s.start_char, s.end_char) in intro)
-        for s in doc.spans.get(factories.FINAL, [])
+        for s in doc.spans.get(FINAL, [])
     ]
     aliases = [(a, b) for a, b in (doc._.paperkg_aliases or [])]
     relations = [RelationMention(head=h, type=r, tail=t, sentence=i + sent_offset)
@@ -146,7 +153,7 @@ def run_batch(nlp: Language, batch: list[Piece]) -> list[tuple[Extraction, tuple
     out = []
     for doc, meta in nlp.pipe(batch, as_tuples=True):
         paper_id, offset, n_parts = meta
-        text = factories.doc_text(doc) if n_parts > 1 else None
+        text = doc_text(doc) if n_parts > 1 else None
         out.append((doc_to_extraction(doc, paper_id, text, offset), meta))
     return out
 

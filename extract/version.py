@@ -21,7 +21,8 @@ _NOT_EXTRACTION = frozenset({"__init__.py", "ingest.py", "readers.py", "version.
 
 
 def _inputs() -> list[Path]:
-    code = [p for p in PACKAGE_DIR.glob("*.py") if p.name not in _NOT_EXTRACTION]
+    code = [p for p in PACKAGE_DIR.rglob("*.py") if p.name not in _NOT_EXTRACTION
+            and "training" not in p.relative_to(PACKAGE_DIR).parts]
     artefacts = [p for folder in ("model", "data") for p in (PACKAGE_DIR / folder).rglob("*")
                  if p.is_file() and p.name != "README.md"]
     return sorted(code + artefacts)

@@ -26,7 +26,7 @@ import spacy
 from spacy.training import Example
 from spacy.util import fix_random_seed, minibatch
 
-from paperkg.extract import factories
+from paperkg.extract.tokenizer import customize_tokenizer
 from paperkg.extract.training import data
 
 HERE = Path(__file__).resolve().parent
@@ -86,7 +86,7 @@ def with_biluo_tags(doc):
 
 def blank_nlp() -> spacy.Language:
     nlp = spacy.blank("en")
-    factories.customize_tokenizer(nlp)
+    customize_tokenizer(nlp)
     return nlp
 
 

@@ -1,4 +1,4 @@
-"""Train the span typer (softmax regression over `factories.span_features`) and save it to
+"""Train the span typer (softmax regression over `span_features`) and save it to
 `extract/model/typer.json`.
 
 One command, reproducible (fixed seed, deterministic order):
@@ -26,8 +26,11 @@ from pathlib import Path
 
 import spacy
 
-from paperkg.extract import factories
+from paperkg.extract.doc_utils import TokenView
+from paperkg.extract.phrases import phrase_candidates, phrase_chunks, phrase_features
+from paperkg.extract.tokenizer import customize_tokenizer
 from paperkg.extract.training import data
+from paperkg.extract.typer import SpanTyper, span_features
 from paperkg.graph.records import ENTITY_TYPES
 
 HERE = Path(__file__).resolve().parent
@@ -38,17 +41,17 @@ def instances(nlp, records: list[dict]) -> list[tuple[list[str], int]]:
     out = []
     for rec in records:
         doc = nlp.make_doc(rec["abstract"])
-        view = factories.TokenView(doc)
+        view = TokenView(doc)
         for start, end, etype in data.gold_char_spans(rec["abstract"], rec.get("entities", [])):
             span = doc.char_span(start, end)
             if span is not None and etype in ENTITY_TYPES:
-                feats = factories.span_features(doc, span.start, span.end, view)
+                feats = span_features(doc, span.start, span.end, view)
                 out.append((feats, ENTITY_TYPES.index(etype)))
     return out
 
 
 def train(examples: list[tuple[list[str], int]], epochs: int, l2: float, lr: float, min_count: int,
-          seed: int) -> factories.SpanTyper:
+          seed: int) -> SpanTyper:
     """Adagrad on the softmax cross-entropy with L2, over sparse binary features."""
     counts = Counter(f for feats, _ in examples for f in set(feats))
     index = {f: i for i, f in enumerate(sorted(f for f, c in counts.items() if c >= min_count))}
@@ -73,7 +76,7 @@ def train(examples: list[tuple[list[str], int]], epochs: int, l2: float, lr: flo
     features = sorted(index, key=index.get)
     kept = {f: [round(w, 4) for w in weights[index[f]]] for f in features
             if any(abs(w) >= 1e-3 for w in weights[index[f]])}
-    return factories.SpanTyper(list(ENTITY_TYPES), kept)
+    return SpanTyper(list(ENTITY_TYPES), kept)
 
 
 PHRASE_LABELS = ["O", *ENTITY_TYPES]
@@ -90,17 +93,17 @@ def phrase_instances(nlp, records: list[dict]) -> list[tuple[list[str], int]]:
             span = doc.char_span(start, end)
             if span is not None and etype in ENTITY_TYPES:
                 gold[(span.start, span.end)] = etype
-        view = factories.TokenView(doc)
-        for chunk in factories.phrase_chunks(view):
-            for start, end in factories.phrase_candidates(chunk):
+        view = TokenView(doc)
+        for chunk in phrase_chunks(view):
+            for start, end in phrase_candidates(chunk):
                 label = gold.get((start, end), "O")
-                feats = factories.phrase_features(doc, start, end, chunk, view)
+                feats = phrase_features(doc, start, end, chunk, view)
                 out.append((feats, PHRASE_LABELS.index(label)))
     return out
 
 
 def train_dense(examples: list[tuple[list[str], int]], labels: list[str], epochs: int, l2: float,
-                lr: float, min_count: int) -> factories.SpanTyper:
+                lr: float, min_count: int) -> SpanTyper:
     """Full-batch Adam on the softmax cross-entropy with L2, vectorised with numpy (many instances)."""
     import numpy as np
 
@@ -134,10 +137,10 @@ def train_dense(examples: list[tuple[list[str], int]], labels: list[str], epochs
         weights -= lr * (m / (1 - 0.9 ** step)) / (np.sqrt(v / (1 - 0.999 ** step)) + 1e-8)
     kept = {f: [round(float(w), 4) for w in weights[i]] for f, i in index.items()
             if np.abs(weights[i]).max() >= 1e-3}
-    return factories.SpanTyper(labels, kept)
+    return SpanTyper(labels, kept)
 
 
-def train_phrases(nlp, records, args) -> factories.SpanTyper:
+def train_phrases(nlp, records, args) -> SpanTyper:
     return train_dense(phrase_instances(nlp, records), PHRASE_LABELS, args.phrase_epochs, args.phrase_l2,
                        args.phrase_lr, args.min_count)
 
@@ -166,9 +169,9 @@ def cross_validate(records, args, shared: Path) -> dict:
                 rest = [records[i] for i in order if i not in held_set]
                 train_phrases(nlp, rest, args).to_disk(phrases_path)
             extractor = Extractor(ner_path=ner, typer_path=path, phrases_path=phrases_path)
-            resolver = extractor.nlp.get_pipe("paperkg_resolver")
-            resolver.min_prob = args.min_prob
-            resolver.phrase_prob = args.phrase_prob
+            extractor.nlp.get_pipe("paperkg_typer").min_prob = args.min_prob
+            if args.phrase_prob < 1:
+                extractor.nlp.get_pipe("paperkg_phrases").min_prob = args.phrase_prob
             for ex in extractor.extract((records[i]["id"], records[i]["abstract"]) for i in held):
                 preds[ex.paper_id] = ex.to_json()
     if args.cv_out:
@@ -179,7 +182,7 @@ def cross_validate(records, args, shared: Path) -> dict:
 
 def blank() -> spacy.Language:
     nlp = spacy.blank("en")
-    factories.customize_tokenizer(nlp)
+    customize_tokenizer(nlp)
     return nlp
 
 

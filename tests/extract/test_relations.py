@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from paperkg.extract import factories
+from paperkg.extract.doc_utils import FINAL
 from paperkg.extract.pipeline import Extractor, build_nlp
+from paperkg.extract.relations import alias_map
 
 
 @pytest.fixture(scope="module", params=["default", "rules"])
@@ -93,5 +94,5 @@ def test_relation_sentence_is_the_cue_sentence(extractor: Extractor) -> None:
 ])
 def test_alias_map_folds_singular_and_plural_short_forms(text: str, short: str, long: str) -> None:
     doc = build_nlp("rules")(text)
-    mentions = list(doc.spans[factories.FINAL])
-    assert factories.alias_map(mentions, doc._.paperkg_aliases, text).get(short) == long
+    mentions = list(doc.spans[FINAL])
+    assert alias_map(mentions, doc._.paperkg_aliases, text).get(short) == long

@@ -1,0 +1,34 @@
+"""Model names by shape: known families plus version and size parts (`Qwen2.5-7B-Instruct`, `GPT-4o`)."""
+
+import re
+
+from paperkg.extract.lexicon.tokenizer import DASH_CHARS
+
+MODEL_FAMILIES = (
+    "GPT", "ChatGPT", "InstructGPT", "LLaMA", "Llama", "LLaMa", "LLAMA", "Qwen", "QwQ", "DeepSeek", "Mistral",
+    "Mixtral", "Gemma", "Gemini", "Claude", "PaLM", "Phi", "T5", "Flan-T5", "BERT", "RoBERTa", "DeBERTa",
+    "ALBERT", "DistilBERT", "ELECTRA", "XLNet", "BART", "OPT", "BLOOM", "Falcon", "Vicuna", "Alpaca",
+    "OLMo", "OLMoE", "Pythia", "GPT-J", "GPT-NeoX", "StarCoder", "CodeLlama", "Code Llama", "InternLM",
+    "InternVL", "Yi", "Baichuan", "ChatGLM", "GLM", "MiniCPM", "LLaVA", "BLIP", "BLIP-2", "CLIP", "SigLIP",
+    "ViT", "DeiT", "Swin", "ResNet", "ResNeXt", "VGG", "EfficientNet", "MobileNet", "DenseNet", "Inception",
+    "AlexNet", "ConvNeXt", "DINO", "DINOv2", "SAM", "Stable Diffusion", "SDXL", "DALL-E", "DALL·E", "Imagen",
+    "Whisper", "wav2vec", "Wav2Vec2", "HuBERT", "Sora", "Kimi", "Grok", "o1", "o3", "o4-mini", "R1",
+    "Seed", "Doubao", "Hunyuan", "ERNIE", "Nemotron", "Granite", "SmolLM", "TinyLlama", "Zephyr", "Orca",
+    "WizardLM", "WizardMath", "MetaMath", "Mathstral", "DeepSeekMath", "Qwen-Math", "SD3", "SD3.5", "FLUX",
+    "PixArt", "U-Net", "UNet", "YOLO", "YOLOv8", "DETR", "Mask R-CNN", "Faster R-CNN", "AlphaGo", "AlphaZero",
+    "MuZero", "AlphaFold", "ESM", "GraphCast", "Chinchilla", "Gopher", "Galactica", "MPT", "Jamba", "Mamba",
+)
+
+FAMILY_ALT = "|".join(sorted((re.escape(f) for f in MODEL_FAMILIES), key=len, reverse=True))
+DASH = f"[\\-{DASH_CHARS}]"
+# family + version/size parts, e.g. Qwen2.5-7B-Instruct, LLaMA3.1-8B, GPT-4o, DeepSeek-R1-Zero, ResNet-50
+MODEL_RE = re.compile(
+    rf"(?<![\w\-])(?=[A-Zow])(?:{FAMILY_ALT})"
+    rf"(?:[0-9][0-9.]*[a-z]?|{DASH}?v[0-9.]+)?"
+    rf"(?:(?:{DASH}|\s(?=\d+(?:\.\d+)?[BbMm]\b))(?:[0-9][0-9.]*[A-Za-z]{{0,2}}|[A-Z][A-Za-z0-9.]*|v[0-9.]+|mini|nano|turbo|base|large|small|medium|chat|instruct|distill|tiny|xl|xxl|it)\b)*"
+    rf"(?![\w])"
+)
+# generic shape: Name-7B, Name2-8B-Instruct (size suffix marks a trained model)
+SIZED_RE = re.compile(
+    rf"(?<![\w\-])[A-Z][A-Za-z0-9.]*(?:{DASH}[A-Za-z0-9.]+)*{DASH}\d+(?:\.\d+)?[BM](?:{DASH}[A-Za-z0-9.]+)*(?![\w])"
+)

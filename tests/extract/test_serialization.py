@@ -1,0 +1,59 @@
+"""The pipeline saves and loads as spaCy pipelines do: `nlp.to_disk(dir)` writes the learned weights and
+the gazetteer next to the config, and `spacy.load(dir)` (in a fresh process, through the package's
+`spacy_factories` entry points) gives the same mentions, aliases and relations."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from paperkg.extract.pipeline import build_nlp
+
+TEXT = ("Group Relative Policy Optimization (GRPO) has become a standard recipe. We propose Entropy Ratio "
+        "Clipping (ERC), evaluate Qwen2.5-7B-Instruct trained with ERC on MATH500 and AIME24, and compare "
+        "it with PPO on CIFAR100-LT classification.")
+
+LOAD = """
+import json, sys, spacy
+nlp = spacy.load(sys.argv[1])
+doc = nlp(sys.argv[2])
+print(json.dumps({"pipes": nlp.pipe_names, "spans": [[s.text, s.label_] for s in doc.spans["paperkg"]],
+                  "aliases": doc._.paperkg_aliases, "relations": doc._.paperkg_relations}))
+"""
+
+
+def _result(nlp, text: str) -> dict:
+    doc = nlp(text)
+    return {"pipes": nlp.pipe_names, "spans": [[s.text, s.label_] for s in doc.spans["paperkg"]],
+            "aliases": doc._.paperkg_aliases, "relations": doc._.paperkg_relations}
+
+
+@pytest.mark.parametrize("mode", ["default", "rules"])
+def test_saved_pipeline_loads_in_a_fresh_process_with_the_same_results(tmp_path: Path, mode: str) -> None:
+    nlp = build_nlp(mode)
+    nlp.to_disk(tmp_path / "nlp")
+    if mode == "default":
+        assert (tmp_path / "nlp" / "paperkg_typer" / "typer.json").is_file()
+        assert (tmp_path / "nlp" / "paperkg_phrases" / "phrases.json").is_file()
+    assert (tmp_path / "nlp" / "paperkg_gazetteer" / "gazetteer.tsv").is_file()
+    out = subprocess.run([sys.executable, "-c", LOAD, str(tmp_path / "nlp"), TEXT], check=True,
+                         capture_output=True, text=True)
+    loaded = json.loads(out.stdout)
+    assert loaded == json.loads(json.dumps(_result(nlp, TEXT)))
+    assert ["ERC", "Method"] in loaded["spans"]
+
+
+def test_saved_weights_are_the_ones_used(tmp_path: Path) -> None:
+    """`from_disk` reads the weights saved in the pipeline directory, not the shipped file."""
+    nlp = build_nlp("default")
+    nlp.to_disk(tmp_path / "nlp")
+    saved = tmp_path / "nlp" / "paperkg_typer" / "typer.json"
+    data = json.loads(saved.read_text(encoding="utf-8"))
+    data["weights"] = {}
+    saved.write_text(json.dumps(data), encoding="utf-8")
+    typer = build_nlp("default").get_pipe("paperkg_typer").from_disk(tmp_path / "nlp" / "paperkg_typer")
+    assert typer.model.weights == {}
