@@ -27,6 +27,8 @@ def _paper_node(entry: PaperEntry) -> Node:
     authors = entry.first("authors")
     if authors:
         props["authors"] = list(authors)  # type: ignore[arg-type]
+    if entry.extraction is not None and entry.extraction.sentences:
+        props["sentence_starts"] = [start for start, _ in entry.extraction.sentences]
     return Node("Paper", entry.id, props)
 
 

@@ -2,7 +2,9 @@
 
 Properties (Neo4j-compatible: scalars and lists of scalars only; absent rather than None):
 
-- `Paper`: id, ids (every record id merged into it), title?, year?, authors?, url?, doi?, categories?
+- `Paper`: id, ids (every record id merged into it), title?, year?, authors?, url?, doi?, categories?,
+  sentence_starts? (where each sentence of the abstract starts: what MENTIONS' `sentences` index, so
+  a mention's evidence sentence can be cut from the abstract without storing sentences twice)
   (the abstract and evidence sentences are bulky text: stores may keep them beside the graph and
   return them when a query asks)
 - `Collection`: id, name, paper_count

@@ -246,7 +246,9 @@ def entity(ix: Index, params: dict[str, Any]) -> list[Row]:
     nodes = sorted(ix.entities(params["name_key"]), key=ix.rank_key)
     return [{"id": p["id"], "name": p.get("name"), "type": p.get("type"), "aliases": p.get("aliases"),
              "papers": p.get("paper_count"), "introduced": p.get("introduced_count"),
-             "family": p.get("family"), "ambiguous": bool(p.get("ambiguous", False))}
+             "family": p.get("family"), "ambiguous": bool(p.get("ambiguous", False)),
+             "first_year": p.get("first_year"), "last_year": p.get("last_year"),
+             "confidence": p.get("confidence")}
             for p in (ix.props[n] for n in nodes)]
 
 
@@ -588,7 +590,8 @@ def paper(ix: Index, params: dict[str, Any]) -> list[Row]:
     entities.sort(key=lambda item: item[0])
     return [{"id": p["id"], "ids": list(p.get("ids") or [p["id"]]), "title": p.get("title"),
              "year": p.get("year"), "authors": list(p.get("authors") or []), "url": p.get("url"),
-             "abstract": p.get("abstract"), "collections": collections,
+             "abstract": p.get("abstract"), "sentence_starts": list(p.get("sentence_starts") or []),
+             "collections": collections,
              "entities": [row for _, row in entities]}]
 
 

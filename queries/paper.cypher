@@ -6,7 +6,8 @@
 // (`paperkg_paper_ids`, an exact term, re-checked with `$id IN q.ids`): CASE evaluates the COLLECT
 // subquery only when the id index found nothing, and neither path scans the papers.
 // Entities come in order of their first mention, then id; `abstract[start:end] == surface` for
-// each mention.
+// each mention, and sentence i of the abstract starts at sentence_starts[i] (empty when the store
+// predates them).
 OPTIONAL MATCH (exact:Paper {id: $id})
 WITH CASE WHEN exact IS NULL THEN COLLECT {
             CALL db.index.fulltext.queryNodes('paperkg_paper_ids', $id_query) YIELD node AS q
@@ -16,6 +17,7 @@ WITH CASE WHEN exact IS NULL THEN COLLECT {
 UNWIND found AS p
 RETURN p.id AS id, coalesce(p.ids, [p.id]) AS ids, p.title AS title, p.year AS year,
        coalesce(p.authors, []) AS authors, p.url AS url, p.abstract AS abstract,
+       coalesce(p.sentence_starts, []) AS sentence_starts,
        COLLECT { MATCH (p)-[:IN_COLLECTION]->(c:Collection) RETURN c.name ORDER BY c.name } AS collections,
        COLLECT {
          MATCH (p)-[m:MENTIONS]->(e:Method|Model|Dataset|Benchmark|Metric|Task)

@@ -63,13 +63,15 @@ def tiny_graph() -> KnowledgeGraph:
     g.add_node(Node("Paper", "p1", {"id": "p1", "abstract": "a1", "ids": ["p1"], "title": "First",
                                     "year": 2025}))
     g.add_node(Node("Paper", "p2", {"id": "p2", "abstract": "a2", "ids": ["p2"]}))
-    g.add_node(Node("Paper", "p3", {"id": "p3", "abstract": "a3", "ids": ["p3", "p3b"], "title": "Third"}))
+    g.add_node(Node("Paper", "p3", {"id": "p3", "abstract": "a3", "ids": ["p3", "p3b"], "title": "Third",
+                                    "sentence_starts": [0]}))
     g.add_node(Node("Paper", "p4", {"id": "p4", "abstract": "a4", "ids": ["p4"], "year": 2026}))
     g.add_node(Node("Collection", NEURIPS, {"id": NEURIPS, "name": "NeurIPS 2026", "paper_count": 2}))
     g.add_node(Node("Collection", DAILY, {"id": DAILY, "name": "Daily Papers", "paper_count": 3}))
     for paper, coll in (("p1", NEURIPS), ("p2", NEURIPS), ("p2", DAILY), ("p3", DAILY), ("p4", DAILY)):
         g.add_edge(Edge("IN_COLLECTION", node_key("Paper", paper), coll))
-    g.add_node(_entity("Method", GRPO, "GRPO", ["GRPO", "Group Relative Policy Optimization"], 3, 1))
+    g.add_node(_entity("Method", GRPO, "GRPO", ["GRPO", "Group Relative Policy Optimization"], 3, 1,
+                       first_year=2025, last_year=2026, confidence=0.9))
     g.add_node(_entity("Method", PPO, "PPO", ["PPO", "Proximal Policy Optimization"], 2))
     g.add_node(_entity("Method", DYNPROG, "dynamic programming", ["DP", "dynamic programming"], 1))
     g.add_node(_entity("Method", DIFFPRIV, "differential privacy", ["DP", "differential privacy"], 1, 1))

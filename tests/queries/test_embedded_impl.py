@@ -63,20 +63,25 @@ CASES: list[tuple[str, dict[str, Any], list[dict[str, Any]]]] = [
     # entity: any alias; an acronym of two entities gives both
     ("entity", {"name": "group relative policy-optimization"}, [
         {"id": GRPO, "name": "GRPO", "type": "Method", "aliases": GRPO_ALIASES, "papers": 3,
-         "introduced": 1, "family": None, "ambiguous": False}]),
+         "introduced": 1, "family": None, "ambiguous": False, "first_year": 2025,
+         "last_year": 2026, "confidence": 0.9}]),
     ("entity", {"name": "dp"}, [
         {"id": DIFFPRIV, "name": "differential privacy", "type": "Method",
          "aliases": ["DP", "differential privacy"], "papers": 1, "introduced": 1, "family": None,
-         "ambiguous": False},
+         "ambiguous": False, "first_year": None,
+         "last_year": None, "confidence": None},
         {"id": DYNPROG, "name": "dynamic programming", "type": "Method",
          "aliases": ["DP", "dynamic programming"], "papers": 1, "introduced": 0, "family": None,
-         "ambiguous": False}]),
+         "ambiguous": False, "first_year": None,
+         "last_year": None, "confidence": None}]),
     ("entity", {"name": "QWEN3 8b"}, [
         {"id": QWEN, "name": "Qwen3-8B", "type": "Model", "aliases": ["Qwen3 8B", "Qwen3-8B"], "papers": 2,
-         "introduced": 0, "family": "Qwen", "ambiguous": False}]),
+         "introduced": 0, "family": "Qwen", "ambiguous": False, "first_year": None,
+         "last_year": None, "confidence": None}]),
     ("entity", {"name": "math"}, [
         {"id": MATH, "name": "MATH", "type": "Benchmark", "aliases": ["MATH"], "papers": 1,
-         "introduced": 0, "family": None, "ambiguous": True}]),
+         "introduced": 0, "family": None, "ambiguous": True, "first_year": None,
+         "last_year": None, "confidence": None}]),
     ("entity", {"name": "nothing like it"}, []),
     # neighbors: support desc, relation, direction, name, id
     ("neighbors", {"name": "GRPO"}, [
@@ -212,7 +217,7 @@ CASES: list[tuple[str, dict[str, Any], list[dict[str, Any]]]] = [
     # paper: by its own id or a record id merged into it; entities by first mention, then id
     ("paper", {"id": "p3b"}, [{
         "id": "p3", "ids": ["p3", "p3b"], "title": "Third", "year": None, "authors": [], "url": None,
-        "abstract": "a3", "collections": ["Daily Papers"], "entities": [
+        "abstract": "a3", "sentence_starts": [0], "collections": ["Daily Papers"], "entities": [
             {"id": DIFFPRIV, "type": "Method", "name": "differential privacy", "count": 1, "introduced": True,
              "mentions": [{"sentence": 0, "start": 0, "end": 1, "surface": "x"}]},
             {"id": GRPO, "type": "Method", "name": "GRPO", "count": 1, "introduced": False,
