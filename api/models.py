@@ -135,6 +135,9 @@ class Entity(EntitySummary):
     ambiguous: bool = Field(False, description="The name given also names other entities.")
     same_name: list[str] = Field(default_factory=list,
                                  description="Ids of the other entities the name given also names.")
+    first_year: int | None = Field(None, description="Year of the earliest paper mentioning it, when known.")
+    last_year: int | None = Field(None, description="Year of the latest paper mentioning it, when known.")
+    confidence: float | None = Field(None, description="The extractor's highest confidence in a mention.")
 
 
 class Neighbor(BaseModel):
@@ -144,6 +147,7 @@ class Neighbor(BaseModel):
     edge_type: str = Field(description="Relation type, e.g. `EVALUATED_ON`.")
     direction: Literal["out", "in"] = Field(description="`out`: this entity is the edge's source.")
     support: int = Field(description="Number of papers supporting the relation.")
+    confidence: float | None = Field(None, description="The relation's combined confidence, when known.")
 
 
 class NeighborPage(BaseModel):
@@ -180,8 +184,39 @@ class Paper(BaseModel):
     authors: list[str] = Field(default_factory=list)
     url: str | None = None
     abstract: str
+    sentence_starts: list[int] = Field(default_factory=list, description=(
+        "Where each sentence of the abstract starts; a mention's `sentence` indexes it (empty when the "
+        "store was built without them)."))
     collections: list[str]
     entities: list[PaperEntity]
+
+
+class Evidence(BaseModel):
+    """The sentence a mention was read in: `sentence[start:end]` is the mention."""
+
+    sentence: str = Field(description="The sentence (the whole abstract when the store has no sentence "
+                                      "boundaries).")
+    start: int
+    end: int
+    surface: str
+
+
+class EntityPaper(BaseModel):
+    id: str
+    title: str | None = None
+    year: int | None = None
+    mentions: int = Field(description="Mentions of the entity in this paper.")
+    introduced: bool = Field(description="Whether this paper introduces the entity.")
+    evidence: Evidence | None = Field(None, description="The entity's first mention in the paper, in its "
+                                                        "sentence.")
+
+
+class EntityPaperPage(BaseModel):
+    entity: EntitySummary
+    items: list[EntityPaper]
+    limit: int
+    offset: int
+    next_offset: int | None = Field(description="`offset` of the next page; null on the last page.")
 
 
 Problem.model_rebuild()

@@ -1,6 +1,6 @@
-"""Entities: search, one entity, its neighbours — through the catalog's `entity_search`, `entity`
-and `neighbors` queries, so both stores answer with the same rows (the catalog's parity tests cover
-them) and no Cypher is written here.
+"""Entities: search, one entity, its neighbours, its papers — through the catalog's `entity_search`,
+`entity`, `neighbors`, `papers_mentioning` and `paper` queries, so both stores answer with the same
+rows (the catalog's parity tests cover them) and no Cypher is written here.
 
 Paging: the catalog queries take a `limit` (at most 1000) but no offset, so a page is cut from the
 first `offset + limit + 1` rows (one extra to know whether another page exists): only the best 1000
@@ -17,8 +17,11 @@ from paperkg.api.deps import get_store
 from paperkg.api.models import (
     Entity,
     EntityPage,
+    EntityPaper,
+    EntityPaperPage,
     EntitySummary,
     EntityType,
+    Evidence,
     Neighbor,
     NeighborPage,
 )
@@ -33,6 +36,8 @@ from paperkg.queries.runner import run_named
 
 # The window the catalog's `limit` allows; pages beyond it are empty.
 WINDOW = LIMIT_MAX
+# `papers_mentioning` pages through every paper (its declared `offset` maximum).
+PAPERS_OFFSET_MAX = 10_000_000
 _ID_PREFIXES = {label.lower(): label for label in ENTITY_LABELS}
 
 EntityRef = Annotated[str, Path(
@@ -113,6 +118,8 @@ def build_router(settings: Settings) -> APIRouter:
             **_summary(row), "introduced_count": int(row.get("introduced") or 0),
             "family": row.get("family"), "ambiguous": bool(row.get("ambiguous")) or bool(others),
             "same_name": [r["id"] for r in others],
+            "first_year": row.get("first_year"), "last_year": row.get("last_year"),
+            "confidence": row.get("confidence"),
         })
 
     @router.get("/{id}/neighbors", response_model=NeighborPage, responses=problem_responses(404, 422, 503))
@@ -132,9 +139,65 @@ def build_router(settings: Settings) -> APIRouter:
         return NeighborPage(
             entity=EntitySummary.model_validate(_summary(entity)),
             items=[Neighbor(id=r["id"], type=r["type"], name=r["name"], edge_type=r["relation"],
-                            direction=r["direction"], support=int(r.get("support") or 0)) for r in page],
+                            direction=r["direction"], support=int(r.get("support") or 0),
+                            confidence=r.get("confidence")) for r in page],
             limit=limit, offset=offset,
             next_offset=offset + limit if len(rows) > offset + limit else None,
         )
 
+    @router.get("/{id}/papers", response_model=EntityPaperPage, responses=problem_responses(404, 422, 503))
+    def get_entity_papers(
+        id: EntityRef,
+        store: Annotated[GraphStore, Depends(get_store)],
+        limit: Limit = default_limit,
+        offset: Annotated[int, Query(ge=0, le=PAPERS_OFFSET_MAX, description="Papers to skip.")] = 0,
+    ) -> EntityPaperPage:
+        """The papers mentioning this entity, by paper id (catalog `papers_mentioning`), each with the
+        sentence of its first mention (catalog `paper`): what the explorer shows as evidence.
+
+        One `paper` lookup per paper of the page, so a page costs its size, never the entity's paper
+        count. When the name given is shared with other entities, their papers are left out, so such
+        a page may hold fewer than `limit` papers; `next_offset` still says whether more follow.
+        """
+        entity, others = find_entity(store, id)
+        rows = run_named(store, "papers_mentioning", {"name": entity["name"], "offset": offset,
+                                                      "limit": min(limit + 1, WINDOW)})
+        more = len(rows) > limit
+        items = [_entity_paper(store, entity["id"], row) for row in rows[:limit]
+                 if not others or entity["id"] in (row.get("entities") or ())]
+        return EntityPaperPage(entity=EntitySummary.model_validate(_summary(entity)), items=items,
+                               limit=limit, offset=offset, next_offset=offset + limit if more else None)
+
     return router
+
+
+def _entity_paper(store: GraphStore, entity_id: str, row: dict[str, Any]) -> EntityPaper:
+    found = run_named(store, "paper", {"id": row["id"]})
+    paper = found[0] if found else {}
+    mine = next((e for e in paper.get("entities") or () if e["id"] == entity_id), None)
+    evidence = None
+    if mine and mine["mentions"]:
+        evidence = Evidence.model_validate(
+            evidence_of(paper["abstract"], paper.get("sentence_starts") or [], mine["mentions"][0]))
+    return EntityPaper(id=row["id"], title=row.get("title"), year=row.get("year"),
+                       mentions=int(row.get("mentions") or 0), introduced=bool(mine and mine["introduced"]),
+                       evidence=evidence)
+
+
+def evidence_of(abstract: str, sentence_starts: list[int], mention: dict[str, Any]) -> dict[str, Any]:
+    """The sentence `mention` sits in, trimmed, with the mention's offsets moved into it.
+
+    Sentence i runs from `sentence_starts[i]` to the next start; without boundaries (a store built
+    before they were kept), or when they do not hold the mention, the whole abstract is the sentence.
+    """
+    start, end, i = mention["start"], mention["end"], mention["sentence"]
+    lo, hi = 0, len(abstract)
+    if 0 <= i < len(sentence_starts):
+        s_lo = sentence_starts[i]
+        s_hi = sentence_starts[i + 1] if i + 1 < len(sentence_starts) else len(abstract)
+        if s_lo <= start and end <= s_hi:
+            lo, hi = s_lo, s_hi
+    text = abstract[lo:hi]
+    lead = len(text) - len(text.lstrip())
+    return {"sentence": text.strip(), "start": start - lo - lead, "end": end - lo - lead,
+            "surface": mention["surface"]}

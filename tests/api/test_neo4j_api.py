@@ -47,6 +47,8 @@ SAME = [
     ("GET", "/entities/Qwen3-8B", None),
     ("GET", "/entities/GRPO/neighbors", None),
     ("GET", "/entities/PPO/neighbors?limit=2&offset=1", None),
+    ("GET", "/entities/GRPO/papers", None),
+    ("GET", "/entities/PPO/papers?limit=1&offset=1", None),
     ("GET", "/entities/nope", None),
     ("GET", "/queries/entity_search?q=grpo", None),
     ("POST", "/queries/neighbors", {"name": "GRPO", "limit": 3}),
