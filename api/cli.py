@@ -318,7 +318,7 @@ def query(name: str | None, cypher: str | None, params: tuple[str, ...], list_qu
           as_json: bool, **kwargs: Any) -> None:
     """Run a named catalog query (see --list) or read-only --cypher on either store."""
     from paperkg.queries.catalog import catalog_json
-    from paperkg.queries.runner import run_cypher, run_named
+    from paperkg.queries.runner import run_cypher_bounded, run_named
 
     if list_queries:
         catalog = catalog_json()
@@ -335,7 +335,16 @@ def query(name: str | None, cypher: str | None, params: tuple[str, ...], list_qu
     store = _open(kwargs)
     try:
         if cypher:
-            rows = run_cypher(store, cypher, {k: _json_or_text(v) for k, v in raw.items()})
+            from paperkg.api.routers.cypher import bounds_of
+            from paperkg.api.settings import Settings
+
+            # the same bounds as POST /cypher (PAPERKG_CYPHER_TIMEOUT, PAPERKG_MAX_ANSWER_ROWS, ...)
+            answer = run_cypher_bounded(store, cypher, {k: _json_or_text(v) for k, v in raw.items()},
+                                        bounds_of(Settings()))
+            rows = answer.rows
+            if answer.truncated:
+                click.echo(f"paperkg: warning: the answer was cut to {len(rows)} rows (the answer limit); "
+                           "add a LIMIT or page with SKIP", err=True)
         else:
             rows = run_named(store, name, raw)  # type: ignore[arg-type]
     finally:

@@ -18,7 +18,7 @@ from fastapi import Request
 
 from paperkg.api.settings import Settings
 from paperkg.graph.errors import InputNotFoundError, StoreUnavailableError
-from paperkg.graph.store import GraphStore, open_store
+from paperkg.graph.store import GraphStore, GraphView, open_store
 from paperkg.queries.runner import prepare
 
 log = logging.getLogger("paperkg.api")
@@ -79,6 +79,7 @@ class StoreHolder:
                 new.close()
                 return
             self._store, self._version, self._reloading = new, version, None
+        _release(old)
         log.info("store reloaded after a rebuild")
 
     def _open(self) -> tuple[GraphStore, object | None]:
@@ -141,6 +142,21 @@ class StoreHolder:
             store, self._store, self._reloading = self._store, None, None
         if store is not None:
             store.close()
+
+
+def _release(store: GraphStore) -> None:
+    """Let reference counting free a swapped-out graph and its query index.
+
+    `gc.freeze()` (see `_open`) puts the loaded graph out of the cyclic collector's reach, so any
+    reference cycle in it would keep it alive for good: networkx caches its edge and degree views on
+    the graph (`G.edges` is a view holding `G`), which is such a cycle. Dropping those cached views
+    breaks it (a request still using the old graph just builds them again, outside the frozen set);
+    the index holds its graph weakly (`queries.embedded_impl.Index`)."""
+    if not isinstance(store, GraphView):
+        return
+    graph = store.networkx()
+    for name in [k for k, v in vars(graph).items() if getattr(v, "_graph", None) is graph]:
+        del vars(graph)[name]
 
 
 def _run_into(fn: Callable[[], object], future: concurrent.futures.Future[None]) -> None:

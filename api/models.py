@@ -102,6 +102,9 @@ class QueryResult(BaseModel):
     query: str = Field(description="The catalog query's name, or the Cypher text that ran.")
     params: dict[str, Any] = Field(description="The parameters as received.")
     rows: list[dict[str, Any]]
+    truncated: bool = Field(False, description=(
+        "True when rows were left out: the answer passed the server's row or byte limit "
+        "(`PAPERKG_MAX_ANSWER_ROWS`, `PAPERKG_MAX_ANSWER_BYTES`). Add a LIMIT or page with SKIP."))
 
 
 class CypherRequest(BaseModel):

@@ -429,6 +429,11 @@ class Neo4jStore:
         with self._errors(action), self._session(neo4j.READ_ACCESS) as session:
             return session.execute_read(work)
 
+    def forget_connections(self) -> None:
+        """Drop the driver without closing it: for a forked child (`queries.bounded`), whose
+        inherited sockets belong to the parent; the child's next query opens its own."""
+        self._driver, self._ready = None, False
+
     def ping(self) -> None:
         """One `RETURN 1` round trip, without the driver's transaction retries (an auto-commit
         query): raises StoreUnavailableError when the server is down, refuses the credentials or lacks

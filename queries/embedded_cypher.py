@@ -478,6 +478,8 @@ def run_grand_cypher(g: nx.MultiDiGraph, text: str, params: dict[str, Any]) -> l
     except LarkError as err:
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise _unsupported("grand-cypher cannot parse it", first[:200]) from err
+    except MemoryError:
+        raise                   # the worker's memory budget (queries.bounded) says which limit
     except Exception as err:
         raise _unsupported("grand-cypher failed on it", f"{type(err).__name__}: {str(err)[:200]}") from err
     by_norm = {_norm(str(k)): v for k, v in result.items()}

@@ -49,9 +49,13 @@ def _label(attrs: dict[str, Any]) -> str:
 
 @dataclass
 class Index:
-    """Lookup tables over one networkx graph (node keys as in `graph.model.node_key`)."""
+    """Lookup tables over one networkx graph (node keys as in `graph.model.node_key`).
 
-    g: nx.MultiDiGraph
+    The graph is held weakly: `_CACHE` maps each graph to its index weakly, and an index holding
+    its graph strongly would keep both alive forever (a server reloading a rebuilt store grew by a
+    whole graph and index per reload). Callers hold the graph while they use its index."""
+
+    graph_ref: weakref.ref[nx.MultiDiGraph]
     props: dict[str, dict[str, Any]] = field(default_factory=dict)     # node key -> attributes
     label: dict[str, str] = field(default_factory=dict)                # node key -> label
     by_key: dict[str, list[str]] = field(default_factory=dict)        # compact key -> entity nodes
@@ -82,9 +86,16 @@ class Index:
     co_ranked: dict[str, list[tuple[int, str, str, str]]] = field(default_factory=dict)
     introductions: dict[str, list[Row]] = field(default_factory=dict)
 
+    @property
+    def g(self) -> nx.MultiDiGraph:
+        graph = self.graph_ref()
+        if graph is None:
+            raise RuntimeError("the graph of this index was freed while the index was in use")
+        return graph
+
     @classmethod
     def build(cls, g: nx.MultiDiGraph) -> Index:
-        index = cls(g)
+        index = cls(weakref.ref(g))
         by_key: dict[str, list[str]] = defaultdict(list)
         by_type: dict[str, list[str]] = defaultdict(list)
         for node, attrs in g.nodes(data=True):

@@ -16,12 +16,13 @@ in `NetworkxBackend.run_cypher`, the one place the embedded store runs user Cyph
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from paperkg.graph.errors import BadInputError, NotFoundError
 from paperkg.graph.store import CypherEngine, GraphView
 from paperkg.queries import embedded_impl
+from paperkg.queries.bounded import Answer, Bounds, run_in_worker
 from paperkg.queries.catalog import CatalogQuery, load_catalog
 
 Row = dict[str, Any]
@@ -158,6 +159,39 @@ def run_cypher(store: Any, text: str, params: dict[str, Any]) -> list[Row]:
         raise BadInputError("the Cypher query is empty")
     rows = backend_for(store).run_cypher(text, dict(params or {}))
     return [to_json_row(row) for row in rows]
+
+
+def run_cypher_bounded(store: Any, text: str, params: dict[str, Any], bounds: Bounds | None = None,
+                       cancelled: Callable[[], bool] | None = None) -> Answer:
+    """`run_cypher` as the CLI and the HTTP API run it: in a forked worker with a deadline, a memory
+    budget and an answer budget (`queries.bounded`), `truncated` telling whether rows were cut.
+    Refusals that need no store (empty text, the guard's keyword and size checks) happen here,
+    before anything forks."""
+    if not isinstance(text, str) or not text.strip():
+        raise BadInputError("the Cypher query is empty")
+    from paperkg.graph.cypher_guard import scan
+
+    scan(text)
+    bounds = bounds or Bounds()
+    backend = backend_for(store)
+    params = dict(params or {})
+    if isinstance(backend, NetworkxBackend):
+        # Loaded and imported here, once, so children share them (and never import under a lock a
+        # thread of the parent held when it forked).
+        import grandcypher  # noqa: F401
+        import lark  # noqa: F401
+
+        import paperkg.queries.embedded_cypher  # noqa: F401
+
+        store.networkx()
+
+    def work() -> list[Row]:
+        forget = getattr(store, "forget_connections", None)
+        if forget is not None:
+            forget()
+        return [to_json_row(row) for row in backend.run_cypher(text, params)]
+
+    return run_in_worker(work, bounds, cancelled)
 
 
 def prepare(store: Any) -> None:
