@@ -1,12 +1,17 @@
 """Which extractor produced an extraction, so a store re-extracts papers when the extractor changes.
 
 Stores keep every paper's extraction and a build only extracts papers it has not seen. Without a
-fingerprint, upgrading paperkg (new rules, a retrained model, a larger gazetteer) or switching
-`--mode` would leave old extractions in the graph for ever. The fingerprint is a hash of what decides
-the output: the mode, the extraction code and the shipped models and gazetteers. It is computed from
-the files, not a hand-bumped number, so no change can be forgotten; reading and build code
-(`readers.py`, `ingest.py`) and training scripts are left out because they do not change what is
-extracted from a text. No spaCy import here: the check runs before any pipeline is loaded.
+fingerprint, upgrading paperkg (new rules, a retrained model, a larger gazetteer) or switching `--mode`
+would leave old extractions in the graph for ever. The fingerprint is `mode:VERSION:IDENTITY`:
+
+- `EXTRACTOR_VERSION`, bumped by hand whenever a change of code or word lists changes what is extracted
+  from some text; editing a comment, renaming or moving code leaves it alone, so a refactor re-extracts
+  nothing;
+- an identity of the shipped data the output depends on: the gazetteer's entries (its comment lines do
+  not count) and, in `default` mode, the learned weights (`model/`), so a retrained model re-extracts
+  by itself.
+
+No spaCy import here: the check runs before any pipeline is loaded.
 """
 
 from __future__ import annotations
@@ -15,25 +20,36 @@ import hashlib
 from functools import cache
 from pathlib import Path
 
+# Bump when the extractor's output for some text changes (rules, word lists, confidence, resolution).
+EXTRACTOR_VERSION = "2"
+
 PACKAGE_DIR = Path(__file__).parent
-# Files of the package that do not decide what is extracted from a given text.
-_NOT_EXTRACTION = frozenset({"__init__.py", "ingest.py", "readers.py", "version.py"})
+# learned files `default` mode loads (model/ner is optional and not shipped)
+MODEL_FILES = ("typer.json", "phrases.json")
 
 
-def _inputs() -> list[Path]:
-    code = [p for p in PACKAGE_DIR.rglob("*.py") if p.name not in _NOT_EXTRACTION
-            and "training" not in p.relative_to(PACKAGE_DIR).parts]
-    artefacts = [p for folder in ("model", "data") for p in (PACKAGE_DIR / folder).rglob("*")
-                 if p.is_file() and p.name != "README.md"]
-    return sorted(code + artefacts)
+def _gazetteer_entries(path: Path) -> bytes:
+    """The gazetteer's entry lines, without comments and blank lines (what the matcher reads)."""
+    if not path.is_file():
+        return b""
+    lines = [line for line in path.read_bytes().splitlines() if line.strip() and not line.startswith(b"#")]
+    return b"\n".join(lines)
+
+
+def _model_files(model_dir: Path) -> list[Path]:
+    files = [model_dir / name for name in MODEL_FILES if (model_dir / name).is_file()]
+    ner = model_dir / "ner"
+    if ner.is_dir():
+        files += sorted(p for p in ner.rglob("*") if p.is_file())
+    return files
 
 
 @cache
 def extractor_fingerprint(mode: str) -> str:
-    """`rules:1f0c…`: the mode and the first 16 hex digits of a SHA-256 over the extraction's inputs."""
-    digest = hashlib.sha256(mode.encode())
-    for path in _inputs():
-        digest.update(path.relative_to(PACKAGE_DIR).as_posix().encode())
-        digest.update(b"\0")
-        digest.update(path.read_bytes())
-    return f"{mode}:{digest.hexdigest()[:16]}"
+    """`default:2:1f0c…`: the mode, the extractor version and 12 hex digits identifying the shipped data."""
+    digest = hashlib.sha256(_gazetteer_entries(PACKAGE_DIR / "data" / "gazetteer.tsv"))
+    if mode == "default":
+        for path in _model_files(PACKAGE_DIR / "model"):
+            digest.update(path.relative_to(PACKAGE_DIR).as_posix().encode() + b"\0")
+            digest.update(path.read_bytes())
+    return f"{mode}:{EXTRACTOR_VERSION}:{digest.hexdigest()[:12]}"
