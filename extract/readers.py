@@ -11,6 +11,7 @@ with the file and line, the bad record or file is skipped, and the good records 
 from __future__ import annotations
 
 import codecs
+import contextlib
 import csv
 import gzip
 import io
@@ -22,7 +23,10 @@ import sys
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
 from typing import BinaryIO, TextIO
+
+from pylatexenc.latex2text import LatexNodes2Text
 
 from paperkg.graph.errors import InputNotFoundError
 from paperkg.graph.normalize import paper_id_for
@@ -494,7 +498,44 @@ def _parse_csv(lines: Iterable[tuple[int, str]], ctx: _Context) -> Iterator[Pape
 # --------------------------------------------------------------------------------------------------
 # Fields → PaperInput
 
-_FIELDS = frozenset({"abstract", "id", "title", "year", "venue", "collection", "authors", "url"})
+_FIELDS = frozenset({"abstract", "id", "title", "year", "venue", "collection", "authors", "url", "doi",
+                     "categories", "versions", "update_date", "authors_parsed"})
+
+# arXiv identifiers: new style `2401.12345` (YYMM.number) and old style `hep-th/9901001` (archive/YYMMnnn)
+_ARXIV_NEW_RE = re.compile(r"^(\d{2})(\d{2})\.\d{4,5}(?:v\d+)?$")
+_ARXIV_OLD_RE = re.compile(r"^[a-z][a-z\-]*(?:\.[A-Z]{2})?/(\d{2})(\d{2})\d{3}(?:v\d+)?$")
+_LATEX = LatexNodes2Text()
+_LATEX_CHARS_RE = re.compile(r"[\\{}~$]")
+
+
+def normalize_space(text: str) -> str:
+    """Runs of whitespace (hard line breaks of arXiv abstracts, tabs, NBSP) as one space, so that no
+    extracted name can hold a line break."""
+    return " ".join(text.split())
+
+
+def arxiv_year_from_id(rid: str | None) -> int | None:
+    """`2401.12345` -> 2024, `hep-th/9901001` -> 1999 (arXiv started in 1991); None for other ids."""
+    if not rid:
+        return None
+    m = _ARXIV_NEW_RE.match(rid) or _ARXIV_OLD_RE.match(rid)
+    if m is None or not 1 <= int(m.group(2)) <= 12:
+        return None
+    yy = int(m.group(1))
+    return (1900 if yy >= 91 else 2000) + yy
+
+
+def is_arxiv_id(rid: str | None) -> bool:
+    return arxiv_year_from_id(rid) is not None
+
+
+def latex_to_unicode(name: str) -> str:
+    """`Maldac\\'ena` -> `Maldacéna` (pylatexenc), whitespace normalised; names without LaTeX as they are."""
+    if _LATEX_CHARS_RE.search(name):
+        # pylatexenc on malformed LaTeX: keep the name as written
+        with contextlib.suppress(Exception):
+            name = _LATEX.latex_to_text(name)
+    return normalize_space(name)
 
 
 def _json_type(value: object) -> str:
@@ -517,32 +558,41 @@ def _build(fields: Mapping[str, object], ctx: _Context, line: int) -> PaperInput
     if not isinstance(abstract, str):
         ctx.error(line, f"'abstract' is {_json_type(abstract)}, not a string; record skipped")
         return None
-    abstract = abstract.strip()
-    if not abstract:
+    as_read = abstract.strip()
+    if not as_read:
         ctx.error(line, "empty 'abstract', record skipped")
         return None
-    if "\x00" in abstract:
+    if "\x00" in as_read:
         ctx.error(line, "'abstract' contains NUL characters (binary data?); record skipped")
         return None
+    abstract = normalize_space(as_read)
 
     rid = _opt_id(fields.get("id"), ctx, line)
     title = _opt_str(fields, "title", ctx, line)
     if title is not None:
-        title = " ".join(title.split()) or None
+        title = normalize_space(title) or None
     collection = _opt_str(fields, "collection", ctx, line) or _opt_str(fields, "venue", ctx, line)
     url = _opt_str(fields, "url", ctx, line)
+    if url is None and is_arxiv_id(rid):
+        url = f"https://arxiv.org/abs/{rid}"
     year = _opt_year(fields.get("year"), ctx, line)
-    authors = _opt_authors(fields.get("authors"), ctx, line)
+    if year is None and "year" not in fields:
+        year = _arxiv_year(fields, rid, ctx, line)
+    authors = _opt_authors_parsed(fields.get("authors_parsed"), ctx, line) or _opt_authors(
+        fields.get("authors"), ctx, line)
+    doi = _opt_str(fields, "doi", ctx, line)
+    categories = _opt_categories(fields.get("categories"), ctx, line)
 
     # Lone surrogates (JSON "\ud800" escapes) crash spaCy, the Neo4j driver and lxml downstream.
     for name, value in (("abstract", abstract), ("id", rid), ("title", title),
-                        ("collection", collection), ("url", url), *(("authors", a) for a in authors)):
+                        ("collection", collection), ("url", url), ("doi", doi),
+                        *(("authors", a) for a in authors), *(("categories", c) for c in categories)):
         if value is not None and _SURROGATE_RE.search(value):
             ctx.error(line, f"lone surrogate (invalid Unicode) in {name!r}; record skipped")
             return None
 
     return PaperInput(
-        id=rid or paper_id_for(abstract),
+        id=rid or paper_id_for(as_read),
         abstract=abstract,
         source=ctx.source,
         line=line,
@@ -551,7 +601,57 @@ def _build(fields: Mapping[str, object], ctx: _Context, line: int) -> PaperInput
         year=year,
         authors=authors,
         url=url,
+        doi=doi,
+        categories=categories,
     )
+
+
+def _arxiv_year(fields: Mapping[str, object], rid: str | None, ctx: _Context, line: int) -> int | None:
+    """arXiv metadata's year: the first version's date (`versions[0].created`, RFC 2822), else
+    `update_date` (ISO), else the arXiv id; None when none of them says."""
+    versions = fields.get("versions")
+    if isinstance(versions, list) and versions and isinstance(versions[0], dict):
+        created = versions[0].get("created")
+        if isinstance(created, str):
+            try:
+                return parsedate_to_datetime(created).year
+            except (TypeError, ValueError, IndexError):
+                ctx.warn(line, f"bad 'versions[0].created' {created!r:.40}; year taken from elsewhere")
+    updated = fields.get("update_date")
+    if isinstance(updated, str) and re.match(r"^\d{4}-\d{2}-\d{2}", updated.strip()):
+        return int(updated.strip()[:4])
+    return arxiv_year_from_id(rid)
+
+
+def _opt_authors_parsed(value: object, ctx: _Context, line: int) -> tuple[str, ...]:
+    """arXiv's `authors_parsed`: [[last, first, suffix], ...] -> `first last suffix`, LaTeX as Unicode."""
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(
+            isinstance(p, list) and all(isinstance(x, str) for x in p) for p in value):
+        ctx.warn(line, "'authors_parsed' is not a list of [last, first, suffix] lists; 'authors' used")
+        return ()
+    names = []
+    for parts in value:
+        last, first, suffix = ([*parts, "", "", ""])[:3]
+        name = latex_to_unicode(" ".join(x for x in (first, last, suffix) if x.strip()))
+        if name:
+            names.append(name)
+    return tuple(names)
+
+
+def _opt_categories(value: object, ctx: _Context, line: int) -> tuple[str, ...]:
+    """arXiv's space-separated `categories` string (`cs.LG stat.ML`), or a list of them."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        parts = value.split()
+    elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+        parts = [p for v in value for p in v.split()]
+    else:
+        ctx.warn(line, f"'categories' is {_json_type(value)}; ignored")
+        return ()
+    return tuple(dict.fromkeys(parts))
 
 
 def _opt_id(value: object, ctx: _Context, line: int) -> str | None:
@@ -602,4 +702,4 @@ def _opt_authors(value: object, ctx: _Context, line: int) -> tuple[str, ...]:
     else:
         ctx.warn(line, f"'authors' is {_json_type(value)}; ignored")
         return ()
-    return tuple(name for name in (" ".join(p.split()) for p in parts) if name)
+    return tuple(name for name in (latex_to_unicode(p) for p in parts) if name)

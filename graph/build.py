@@ -20,7 +20,7 @@ from paperkg.graph.resolve import model_family, nested_mentions, resolve
 
 def _paper_node(entry: PaperEntry) -> Node:
     props: dict[str, object] = {"id": entry.id, "abstract": entry.abstract, "ids": entry.ids}
-    for attr in ("title", "year", "url"):
+    for attr in ("title", "year", "url", "doi"):
         value = entry.first(attr)
         if value:
             props[attr] = value
@@ -29,6 +29,9 @@ def _paper_node(entry: PaperEntry) -> Node:
         props["authors"] = list(authors)  # type: ignore[arg-type]
     if entry.extraction is not None and entry.extraction.sentences:
         props["sentence_starts"] = [start for start, _ in entry.extraction.sentences]
+    categories = entry.first("categories")
+    if categories:
+        props["categories"] = list(categories)  # type: ignore[arg-type]
     return Node("Paper", entry.id, props)
 
 

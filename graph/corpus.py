@@ -30,6 +30,8 @@ class RecordMeta:
     year: int | None = None
     authors: tuple[str, ...] = ()
     url: str | None = None
+    doi: str | None = None
+    categories: tuple[str, ...] = ()
 
 
 @dataclass
@@ -92,7 +94,7 @@ class Corpus:
         self.by_id[record.id] = key
         rkey = (record.id, record.collection or "")
         meta = RecordMeta(record.id, record.abstract, record.collection, record.title, record.year,
-                          tuple(record.authors), record.url)
+                          tuple(record.authors), record.url, record.doi, tuple(record.categories))
         old = entry.records.get(rkey)
         merged = meta if old is None else _merge(old, meta)
         entry.records[rkey] = merged
@@ -112,6 +114,7 @@ def _merge(old: RecordMeta, new: RecordMeta) -> RecordMeta:
         if not merged.get(name) and value:
             merged[name] = value
     merged["authors"] = tuple(merged["authors"])
+    merged["categories"] = tuple(merged["categories"])
     return RecordMeta(**merged)
 
 
@@ -127,7 +130,8 @@ def entry_to_dict(entry: PaperEntry) -> dict:
 def entry_from_dict(data: dict) -> PaperEntry:
     entry = PaperEntry(key=data["key"])
     for r in data["records"]:
-        meta = RecordMeta(**{**r, "authors": tuple(r["authors"])})
+        meta = RecordMeta(**{**r, "authors": tuple(r["authors"]),
+                             "categories": tuple(r.get("categories", ()))})
         entry.records[(meta.id, meta.collection or "")] = meta
     if data.get("extraction"):
         entry.extraction = extraction_from_dict(data["extraction"])

@@ -94,10 +94,11 @@ FORMAT_CASES = {
                 (sha12(A2), A2, 2, "C", None, None, (), None)]),
     "json": ("papers.JSON", jl({"abstract": A3, "id": 17}),
              [("17", A3, 1, None, None, None, (), None)]),
-    # Header case-insensitive, a quoted title spanning lines, a blank line, a multi-line abstract.
+    # Header case-insensitive, a quoted title spanning lines, a blank line, a multi-line abstract (its
+    # line break normalised to a space; the default id stays the hash of the abstract as read).
     "csv": ("papers.csv", CSV_TEXT,
             [(FULL_EXPECTED[0], A1, 2, *FULL_EXPECTED[2:]),
-             (sha12(A2 + "\r\nSecond line."), A2 + "\r\nSecond line.", 5, None, None, None, (), None)]),
+             (sha12(A2 + "\r\nSecond line."), A2 + " Second line.", 5, None, None, None, (), None)]),
 }
 
 
@@ -163,11 +164,14 @@ def test_arxiv_metadata_jsonl_loads_as_is(tmp_path):
     assert problems == []
     [r] = records
     assert r.id == "0704.0001"
-    assert r.abstract == ARXIV["abstract"].strip()
-    assert r.abstract.startswith("A fully") and "\n" in r.abstract  # inner line breaks kept
+    assert r.abstract == " ".join(ARXIV["abstract"].split())  # hard line breaks normalised (issue 12.6)
     assert r.title == "Calculation of prompt diphoton production cross sections at Tevatron and LHC energies"
-    assert r.authors == ("C. Bal\\'azs", "E. L. Berger", "P. M. Nadolsky", "C.-P. Yuan")
-    assert (r.collection, r.year, r.url) == (None, None, None)
+    assert r.authors == ("C. Balázs", "E. L. Berger")  # authors_parsed wins over the authors string
+    assert (r.collection, r.year, r.url) == (None, 2007, "https://arxiv.org/abs/0704.0001")
+    assert (r.doi, r.categories) == ("10.1103/PhysRevD.76.013009", ("hep-ph",))
+    # without authors_parsed, the authors string with its LaTeX turned into Unicode
+    [r] = read([write(tmp_path / "b.json", jl({**ARXIV, "authors_parsed": None}))])[0]
+    assert r.authors == ("C. Balázs", "E. L. Berger", "P. M. Nadolsky", "C.-P. Yuan")
 
 
 @pytest.mark.parametrize(
