@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
-from fastapi.responses import HTMLResponse
+from fastapi.responses import FileResponse, HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
 STATIC_PACKAGE = ("paperkg.api", "static")
@@ -26,6 +26,18 @@ def static_files() -> StaticFiles:
     """`/static`: the package's own files, found through the installed package (not a path relative to
     the working directory), so a wheel install serves them too."""
     return StaticFiles(packages=[STATIC_PACKAGE])
+
+
+def _index_path() -> str:
+    from importlib.resources import files
+
+    return str(files("paperkg.api") / "static" / "explorer" / "index.html")
+
+
+@router.get("/", response_class=FileResponse)
+def explorer() -> FileResponse:
+    """The explorer's single page; the browser then asks the JSON API for everything it shows."""
+    return FileResponse(_index_path(), media_type="text/html")
 
 
 @router.get("/docs", response_class=HTMLResponse)
