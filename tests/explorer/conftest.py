@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,15 +27,14 @@ from tests.api.test_live_server import free_port
 CHROMIUM = os.environ.get("PAPERKG_TEST_CHROMIUM", "/usr/bin/chromium")
 
 
-@pytest.fixture(scope="session")
-def seed_server(seed_store_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """`paperkg serve` on the seed store, as a user starts it; its base URL."""
+@contextmanager
+def serve(store: Path, log: Path, **env_extra: str) -> Iterator[str]:
+    """`paperkg serve` on `store`, as a user starts it (with `env_extra` set); its base URL."""
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PAPERKG_")}
-    log = tmp_path_factory.mktemp("explorer-server") / "server.log"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PAPERKG_")} | env_extra
     with open(log, "wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "paperkg.api.cli", "serve", "--store", str(seed_store_path),
+            [sys.executable, "-m", "paperkg.api.cli", "serve", "--store", str(store),
              "--host", "127.0.0.1", "--port", str(port)],
             stdout=out, stderr=subprocess.STDOUT, env=env,
         )
@@ -60,6 +60,13 @@ def seed_server(seed_store_path: Path, tmp_path_factory: pytest.TempPathFactory)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+@pytest.fixture(scope="session")
+def seed_server(seed_store_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The seed store served with default settings."""
+    with serve(seed_store_path, tmp_path_factory.mktemp("explorer-server") / "server.log") as base:
+        yield base
 
 
 @pytest.fixture(scope="session")
@@ -97,14 +104,21 @@ class Watched:
 
 @pytest.fixture
 def watched(browser: Browser, seed_server: str) -> Iterator[Watched]:
+    with watch(browser, seed_server) as w:
+        yield w
+
+
+@contextmanager
+def watch(browser: Browser, base: str) -> Iterator[Watched]:
+    """A new browser context whose every request to another host than `base` is refused and recorded."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
-    w = Watched(page, seed_server)
+    w = Watched(page, base)
 
     def route(route: Route) -> None:
         url = route.request.url
         w.requests.append(url)
-        if url.startswith(seed_server + "/"):
+        if url.startswith(base + "/"):
             route.continue_()
         else:
             w.refused.append(url)
@@ -118,5 +132,7 @@ def watched(browser: Browser, seed_server: str) -> Iterator[Watched]:
     page.on("console", console)
     page.on("pageerror", lambda err: w.errors.append(f"uncaught: {err}"))
     page.set_default_timeout(15_000)
-    yield w
-    context.close()
+    try:
+        yield w
+    finally:
+        context.close()

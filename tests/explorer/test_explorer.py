@@ -6,10 +6,11 @@ Each test ends with `assert_clean`: every request stayed on the server and the p
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
-from playwright.sync_api import expect
+from playwright.sync_api import Browser, expect
 
-from tests.explorer.conftest import Watched
+from tests.explorer.conftest import Watched, serve, watch
 
 GRPO_NAMES = {"GRPO", "Group Relative Policy Optimization"}
 
@@ -115,3 +116,24 @@ def test_query_form_is_generated_from_the_catalog_and_runs(watched: Watched) -> 
     page.goto(watched.base + "/#/queries/papers_with_all?names=GRPO%2C+PPO")
     expect(page.locator("[data-testid=result] tr").nth(1)).to_be_visible()
     watched.assert_clean()
+
+
+def test_a_server_with_a_token_asks_for_it_once(browser: Browser, seed_store_path: Path,
+                                                 tmp_path: Path) -> None:
+    """With PAPERKG_API_TOKEN the page loads (it is public) but the API answers 401 until the page
+    sends the token; the explorer asks for it and sends it on every call after."""
+    with serve(seed_store_path, tmp_path / "server.log", PAPERKG_API_TOKEN="s3cret-token") as base, \
+            watch(browser, base) as w:
+        page = w.page
+        page.goto(base + "/#/entity/GRPO")
+        token = page.get_by_label("API token")
+        expect(token).to_be_visible()
+        token.fill("s3cret-token")
+        page.get_by_role("button", name="Use token").click()
+        expect(page.locator("h1")).to_have_text("GRPO")
+        expect(page.locator("[data-testid=evidence]")).to_have_count(10)
+        page.goto(base + "/#/queries/top_entities?type=Task&limit=2")
+        expect(page.locator("[data-testid=result] tr")).to_have_count(3)
+        assert not w.refused
+        # the only errors are the first calls' 401s, before the token was given
+        assert w.errors and all("401" in e for e in w.errors), w.errors

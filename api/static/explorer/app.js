@@ -43,14 +43,18 @@ async function api(path, params) {
       if (v !== "" && v !== null && v !== undefined) url.searchParams.append(key, v);
     }
   }
-  const response = await fetch(url, { headers: { Accept: "application/json" } });
+  const headers = { Accept: "application/json" };
+  const token = sessionStorage.getItem("paperkg-token");
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const response = await fetch(url, { headers });
   const body = await response.json().catch(() => ({ title: response.statusText }));
   if (!response.ok) throw new ApiError({ status: response.status, ...body });
   return body;
 }
 
 function catalog() {
-  catalogPromise = catalogPromise || api("/queries").then((list) => new Map(list.map((q) => [q.name, q])));
+  catalogPromise = catalogPromise || api("/queries").then((list) => new Map(list.map((q) => [q.name, q])))
+    .catch((err) => { catalogPromise = null; throw err; });
   return catalogPromise;
 }
 
@@ -66,7 +70,19 @@ const fmt = (x) => (typeof x === "number" && !Number.isInteger(x) ? x.toFixed(2)
 function errorBox(err) {
   const p = err.problem || {};
   return h("div", { class: "error" }, h("b", {}, p.title || "Error"), ": ", err.message,
-           p.hint ? h("div", { class: "small" }, p.hint) : null);
+           p.hint ? h("div", { class: "small" }, p.hint) : null, p.status === 401 ? tokenForm() : null);
+}
+
+/** A server started with PAPERKG_API_TOKEN answers 401 until the page sends the token: ask for it once,
+ * keep it for this tab only (sessionStorage), and send it as `Authorization: Bearer` from then on. */
+function tokenForm() {
+  const input = h("input", { type: "password", name: "token", placeholder: "API token", "aria-label": "API token" });
+  return h("form", { class: "pager", onsubmit: (ev) => {
+    ev.preventDefault();
+    sessionStorage.setItem("paperkg-token", input.value.trim());
+    catalogPromise = null;
+    route();
+  } }, input, h("button", { type: "submit" }, "Use token"));
 }
 
 function setView(...children) {
