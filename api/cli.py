@@ -43,7 +43,7 @@ def exit_code(err: PaperkgError) -> int:
 
 
 def _fail(err: PaperkgError) -> None:
-    click.echo(redact(f"paperkg: error: {err}"), err=True)
+    click.echo(printable(redact(f"paperkg: error: {err}")), err=True)
     sys.exit(exit_code(err))
 
 
@@ -131,8 +131,38 @@ def _open(kwargs: dict[str, Any], *, create: bool = False) -> GraphStore:
     )
 
 
-def _reporter(problem: object) -> None:
-    click.echo(f"paperkg: {getattr(problem, 'severity', 'warning')}: {problem}", err=True)
+MAX_SHOWN_PROBLEMS = 20
+
+
+def printable(text: str) -> str:
+    """`text` with control characters escaped (`\\n`, `\\x1b`): a file name or value holding a
+    newline or a terminal escape cannot forge another message line or recolour the terminal."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
+class _Reporter:
+    """Input problems on stderr: the first MAX_SHOWN_PROBLEMS one line each, the rest counted and
+    summarised by `finish` (100k bad lines are one screen, not 100k lines)."""
+
+    def __init__(self) -> None:
+        self.shown = 0
+        self.hidden: dict[str, int] = {}
+
+    def __call__(self, problem: object) -> None:
+        severity = getattr(problem, "severity", "warning")
+        if self.shown < MAX_SHOWN_PROBLEMS:
+            self.shown += 1
+            click.echo(printable(redact(f"paperkg: {severity}: {problem}")), err=True)
+        else:
+            self.hidden[severity] = self.hidden.get(severity, 0) + 1
+
+    def finish(self) -> None:
+        if self.hidden:
+            counts = ", ".join(f"{n} {severity}(s)" for severity, n in sorted(self.hidden.items()))
+            click.echo(f"paperkg: ... and {counts} more, not shown (only the first {MAX_SHOWN_PROBLEMS} "
+                       "problems are printed)", err=True)
 
 
 def _progress(label: str) -> Callable[[Iterable, int], Iterable] | None:
@@ -192,11 +222,13 @@ def build(inputs: tuple[str, ...], mode: str, jobs: int, dask_address: str | Non
     from paperkg.extract.ingest import ingest
 
     store = _open(kwargs, create=True)
+    reporter = _Reporter()
     try:
-        summary = ingest(inputs, store, _reporter, mode=mode, n_process=jobs, dask=dask_address,
+        summary = ingest(inputs, store, reporter, mode=mode, n_process=jobs, dask=dask_address,
                          progress=_progress("extracting"))
     finally:
         store.close()
+        reporter.finish()
     if as_json:
         _print_json(summary.to_json())
     else:
@@ -229,11 +261,12 @@ def extract(inputs: tuple[str, ...], output: str | None, mode: str, jobs: int) -
     from paperkg.extract.readers import read_inputs
 
     errors = 0
+    reporter = _Reporter()
 
     def report(problem: object) -> None:
         nonlocal errors
         errors += getattr(problem, "severity", "") == "error"
-        _reporter(problem)
+        reporter(problem)
 
     records = read_inputs(inputs, report)
     extractor = Extractor(mode=mode, n_process=jobs)
@@ -244,6 +277,7 @@ def extract(inputs: tuple[str, ...], output: str | None, mode: str, jobs: int) -
     finally:
         if output:
             out.close()
+        reporter.finish()
     if errors:
         sys.exit(65)
 

@@ -90,6 +90,10 @@ def build_router(settings: Settings) -> APIRouter:
     Limit = Annotated[int, Query(ge=1, le=settings.max_limit, description="Page size.")]
     Offset = Annotated[int, Query(ge=0, le=10**9, description=(
         f"Items to skip; only the first {WINDOW} matches can be paged through."))]
+    # The search pages with the catalog's own `offset`: the schema promises exactly its range.
+    search_max = next(int(p.max) for p in load_catalog()["entity_search"].params
+                      if p.name == "offset" and p.max is not None)
+    SearchOffset = Annotated[int, Query(ge=0, le=search_max, description="Matches to skip.")]
     default_limit = settings.default_limit
 
     @router.get("", response_model=EntityPage, responses=problem_responses(422, 503))
@@ -99,7 +103,7 @@ def build_router(settings: Settings) -> APIRouter:
                                 description="Part of a name or alias (case-, dash- and space-insensitive).")],
         type: Annotated[EntityType | None, Query(description="Only entities of this type.")] = None,
         limit: Limit = default_limit,
-        offset: Offset = 0,
+        offset: SearchOffset = 0,
     ) -> EntityPage:
         """Entities whose name or an alias contains `q`, most-mentioned first (catalog
         `entity_search`)."""

@@ -149,3 +149,16 @@ def test_cli_has_no_password_option_and_redacts(tmp_path: Path) -> None:
     missing = _paperkg("stats", "--neo4j", "bolt://127.0.0.1:1", "--neo4j-password-file",
                        str(tmp_path / "none"))
     assert missing.returncode == 2 and "cannot read the password file" in missing.stderr
+
+
+def test_input_problems_are_summarised_and_control_characters_escaped(tmp_path: Path) -> None:
+    bad = tmp_path / "bad\x1b[31mname\nforged.jsonl"
+    bad.write_text("".join("{oops\n" for _ in range(50)))
+    out = _paperkg("build", str(bad), "--store", str(tmp_path / "store"), "--mode", "rules")
+    lines = out.stderr.splitlines()
+    assert out.returncode == 65
+    assert sum("oops" in line or "JSON" in line or "line" in line for line in lines[:20]) >= 1
+    assert len(lines) < 30, out.stderr
+    assert "and 30 error(s) more" in out.stderr or "30 error(s)" in out.stderr
+    assert "\x1b" not in out.stderr and "\\x1b" in out.stderr
+    assert not any(line.startswith("forged") for line in lines)
