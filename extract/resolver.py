@@ -3,7 +3,8 @@
 Candidates are taken strongest source first (acronyms > model names > gazetteer names > introduced
 phrases > gazetteer phrases > shapes > NER if any > learned phrases); a candidate is kept when it overlaps
 nothing kept before it. Acronyms take the type of their long form, generic kinds (`LLMs`, `diffusion
-models`) are dropped, the span typer's confident types (`doc._.paperkg_typed`) replace the guesses of
+models`) and what is never an entity alone (`7B`, `GPU`, a span with a line break: `hygiene.py`) are
+dropped, the span typer's confident types (`doc._.paperkg_typed`) replace the guesses of
 rules, and every further occurrence of a kept surface is a mention too. Two rules then adjust the chosen
 spans: hyphenated name suffixes (`CIFAR100-LT`) and names listed after a kind cue (`benchmarks such as`).
 """
@@ -14,6 +15,7 @@ from spacy.tokens import Doc, Span
 
 from paperkg.extract.doc_utils import CANDS, FINAL, doc_text, sentence_index
 from paperkg.extract.head_types import is_generic, type_from_head
+from paperkg.extract.hygiene import is_not_entity
 from paperkg.extract.introduced import has_intro_cue
 from paperkg.extract.lexicon.resolver import (
     LIST_CUE_RE,
@@ -83,7 +85,7 @@ def resolve_mentions(doc: Doc) -> list[Span]:
     kept: list[tuple[int, int, str, str]] = []  # start, end, text, source
     surfaces: dict[str, str] = {}
     for _rank, start, end, _sc, span_text, label, source in cands:
-        if any(taken[start:end]) or is_generic(span_text):
+        if any(taken[start:end]) or is_generic(span_text) or is_not_entity(span_text):
             continue
         if label in ("LONG", "SHORT"):
             label = alias_type.get(span_text, "Method")
