@@ -601,6 +601,7 @@ def paper(ix: Index, params: dict[str, Any]) -> list[Row]:
     entities.sort(key=lambda item: item[0])
     return [{"id": p["id"], "ids": list(p.get("ids") or [p["id"]]), "title": p.get("title"),
              "year": p.get("year"), "authors": list(p.get("authors") or []), "url": p.get("url"),
+             "doi": p.get("doi"), "categories": list(p.get("categories") or []),
              "abstract": p.get("abstract"), "sentence_starts": list(p.get("sentence_starts") or []),
              "collections": collections,
              "entities": [row for _, row in entities]}]

@@ -16,7 +16,8 @@ WITH CASE WHEN exact IS NULL THEN COLLECT {
           ELSE [exact] END AS found
 UNWIND found AS p
 RETURN p.id AS id, coalesce(p.ids, [p.id]) AS ids, p.title AS title, p.year AS year,
-       coalesce(p.authors, []) AS authors, p.url AS url, p.abstract AS abstract,
+       coalesce(p.authors, []) AS authors, p.url AS url, p.doi AS doi,
+       coalesce(p.categories, []) AS categories, p.abstract AS abstract,
        coalesce(p.sentence_starts, []) AS sentence_starts,
        COLLECT { MATCH (p)-[:IN_COLLECTION]->(c:Collection) RETURN c.name ORDER BY c.name } AS collections,
        COLLECT {

@@ -64,7 +64,8 @@ def tiny_graph() -> KnowledgeGraph:
                                     "year": 2025}))
     g.add_node(Node("Paper", "p2", {"id": "p2", "abstract": "a2", "ids": ["p2"]}))
     g.add_node(Node("Paper", "p3", {"id": "p3", "abstract": "a3", "ids": ["p3", "p3b"], "title": "Third",
-                                    "sentence_starts": [0]}))
+                                    "sentence_starts": [0], "categories": ["cs.LG", "stat.ML"],
+                                    "doi": "10.1000/third"}))
     g.add_node(Node("Paper", "p4", {"id": "p4", "abstract": "a4", "ids": ["p4"], "year": 2026}))
     g.add_node(Node("Collection", NEURIPS, {"id": NEURIPS, "name": "NeurIPS 2026", "paper_count": 2}))
     g.add_node(Node("Collection", DAILY, {"id": DAILY, "name": "Daily Papers", "paper_count": 3}))

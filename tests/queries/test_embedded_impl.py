@@ -217,7 +217,8 @@ CASES: list[tuple[str, dict[str, Any], list[dict[str, Any]]]] = [
     # paper: by its own id or a record id merged into it; entities by first mention, then id
     ("paper", {"id": "p3b"}, [{
         "id": "p3", "ids": ["p3", "p3b"], "title": "Third", "year": None, "authors": [], "url": None,
-        "abstract": "a3", "sentence_starts": [0], "collections": ["Daily Papers"], "entities": [
+        "doi": "10.1000/third", "categories": ["cs.LG", "stat.ML"], "abstract": "a3", "sentence_starts": [0],
+        "collections": ["Daily Papers"], "entities": [
             {"id": DIFFPRIV, "type": "Method", "name": "differential privacy", "count": 1, "introduced": True,
              "mentions": [{"sentence": 0, "start": 0, "end": 1, "surface": "x"}]},
             {"id": GRPO, "type": "Method", "name": "GRPO", "count": 1, "introduced": False,
