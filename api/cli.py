@@ -340,6 +340,28 @@ def export_gexf(out: str, **kwargs: Any) -> None:
     _export(out, write_gexf, kwargs)
 
 
+@export.command("neo4j-import")
+@click.argument("out", type=click.Path(file_okay=False))
+@store_options
+@handle_errors
+def export_neo4j_import(out: str, **kwargs: Any) -> None:
+    """Write CSV files for Neo4j's bulk importer (neo4j-admin database import) into the new
+    directory OUT, with the command (OUT/import.sh) and the schema to run after it (OUT/schema.cypher)."""
+    from paperkg.graph.neo4j_import import write_import_dir
+
+    store = _open(kwargs)
+    try:
+        graph = store.export()
+        synced = getattr(store, "synced_generation", None)
+        generation = synced() if callable(synced) else store.version()
+    finally:
+        store.close()
+    summary = write_import_dir(graph, out, generation=generation if isinstance(generation, str) else None)
+    click.echo(f"wrote {summary.nodes} nodes and {summary.relationships} relationships to {out}; "
+               f"load them with: sh {out}/import.sh [DATABASE] (Neo4j stopped), then run "
+               f"{out}/schema.cypher", err=True)
+
+
 @main.command()
 @click.argument("name", required=False)
 @click.option("--cypher", default=None, help="Run read-only Cypher text instead of a catalog query.")

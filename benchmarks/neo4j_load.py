@@ -1,29 +1,42 @@
-"""Load throughput into Neo4j: batched `UNWIND $rows ... MERGE` (what Neo4jStore.save does) versus one
-`MERGE` per relationship in its own transaction (the naive way), in relationships per second.
+"""Neo4j load throughput: a full save by `Neo4jStore` (what `build --neo4j` does into a new database),
+Neo4j's own bulk importer on the files of `paperkg export neo4j-import`, and the cost of a small
+change (a delta) into a big database against the same change into an empty one.
 
-Why measure both: one transaction per row pays a network round trip, a query-cache lookup and a
-commit (a log flush) for every relationship; batching amortises all three over thousands of rows. The
-numbers justify the default batch size and tell users what a build into Neo4j costs.
+Why these three: a first load of a big graph is where online writes are slowest (issue 11.4: at
+least 50,000 relationships/s for the 100k synthetic build), the offline importer is the ceiling
+to compare with, and a daily build adds a few hundred abstracts to a big database, which must cost
+what adding them to an empty one costs (issue 10.7).
 
-The graph to load comes from one of:
+The graph comes from one of:
 
-    --synth N     N synthetic abstracts (benchmarks/synth.py), extracted and built like `paperkg build`
-                  (default: 10,000 abstracts, rules-only extraction)
-    --store PATH  an existing embedded store (`EmbeddedStore(PATH).export()`)
+    --synth N     N synthetic abstracts (benchmarks/synth.py), extracted (rules mode) and built
+                  like `paperkg build` (default: 10,000)
+    --store PATH  an existing embedded store
+    --pickle FILE a pickled KnowledgeGraph (a cache of one of the above, written with --save-pickle)
     --hand N      a hand-made graph of N papers (no extraction: fastest to prepare)
 
-The per-row path runs on a sample (`--sample`, default 1,000 relationships) and is extrapolated to
-the whole graph; the output says so. The target database is WIPED (all nodes and relationships), so
-the script refuses a non-empty database unless `--wipe` is given.
+Phases, in order (the target database is WIPED: refused unless it is empty or --wipe is given):
 
-    python benchmarks/neo4j_load.py --uri bolt://127.0.0.1:7687 --synth 10000 [--batch-size 5000]
+1. full save into the empty database (CREATE, `--workers` sessions, `--batch-size` rows a
+   transaction): nodes/s, relationships/s of the relationship phase, the figures, end to end;
+2. the same save again (the database now holds it: MERGE and stale check);
+3. one MERGE per relationship in its own transaction, on a sample (`--sample`), extrapolated;
+4. `--delta K`: the last K papers as a change: applied to the database holding the rest (about N)
+   and, as a first change, to an empty database; seconds for each and their ratio;
+5. `--import`: `write_import_dir` and `tests/neo4j/server import` on a second engine (`--import-port`),
+   the importer's own time from the engine's log; relationships/s and the ratio online / import.
+
+    python benchmarks/neo4j_load.py --uri bolt://127.0.0.1:7687 --synth 100000 --wipe --delta 100 --import
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import pickle
 import random
+import re
+import subprocess
 import sys
 import tempfile
 import time
@@ -34,15 +47,16 @@ from typing import Any
 import neo4j
 
 from paperkg.api.cli import exit_code
-from paperkg.graph.corpus import Corpus
 from paperkg.graph.errors import PaperkgError
-from paperkg.graph.model import Edge, KnowledgeGraph, Node, node_key
-from paperkg.graph.neo4j_store import DEFAULT_BATCH_SIZE, Neo4jStore, Part, render
+from paperkg.graph.model import ENTITY_LABELS, Edge, KnowledgeGraph, Node, node_key
+from paperkg.graph.neo4j_store import DEFAULT_BATCH_SIZE, DEFAULT_WORKERS, Neo4jStore, Part, render
+from paperkg.graph.store import GraphDelta
 
 HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
 
 
-def synthetic_graph(n: int, mode: str, seed: int = 0) -> tuple[Corpus, KnowledgeGraph, str]:
+def synthetic_graph(n: int, mode: str, seed: int = 0) -> tuple[KnowledgeGraph, str]:
     """N synthetic abstracts through the real ingest (read, extract, resolve, build) into a temporary
     embedded store, so the graph has the shape a real `paperkg build` gives."""
     sys.path.insert(0, str(HERE))
@@ -59,27 +73,19 @@ def synthetic_graph(n: int, mode: str, seed: int = 0) -> tuple[Corpus, Knowledge
         started = time.perf_counter()
         ingest([str(corpus_file)], store, lambda problem: None, mode=mode)
         took = time.perf_counter() - started
-        corpus, graph = store.load_corpus(), store.export()
+        graph = store.export()
         store.close()
-    return corpus, graph, f"{n:,} synthetic abstracts ({mode} extraction + build: {took:.0f} s)"
+    return graph, f"{n:,} synthetic abstracts ({mode} extraction + build: {took:.0f} s)"
 
 
-def store_graph(path: Path) -> tuple[Corpus, KnowledgeGraph, str]:
-    from paperkg.graph.embedded import EmbeddedStore
-
-    store = EmbeddedStore(path)
-    return store.load_corpus(), store.export(), f"embedded store {path}"
-
-
-def hand_graph(papers: int, seed: int = 0) -> tuple[Corpus, KnowledgeGraph, str]:
+def hand_graph(papers: int, seed: int = 0) -> tuple[KnowledgeGraph, str]:
     """Papers, entities (about one per 3 papers) and edges with the model's property shapes: 5 MENTIONS
-    and 1 INTRODUCES per paper, relations between entities. No corpus entries (load_corpus stays empty)."""
+    and 1 INTRODUCES per paper, relations between entities."""
     rng = random.Random(seed)
     g = KnowledgeGraph()
-    labels = ("Method", "Model", "Dataset", "Benchmark", "Metric", "Task")
     entities: list[Node] = []
     for i in range(max(6, papers // 3)):
-        label = labels[i % len(labels)]
+        label = ENTITY_LABELS[i % len(ENTITY_LABELS)]
         eid = f"{label.lower()}:e{i}"
         node = Node(label, eid, {"id": eid, "type": label, "name": f"E{i}", "aliases": [f"E{i}"],
                                  "keys": [f"e{i}"], "paper_count": 1, "introduced_count": 0})
@@ -101,24 +107,20 @@ def hand_graph(papers: int, seed: int = 0) -> tuple[Corpus, KnowledgeGraph, str]
         head, tail = rng.sample(entities, 2)
         g.add_edge(Edge(rng.choice(("USES", "COMPARED_WITH", "EVALUATED_ON")), head.key, tail.key,
                         {"papers": ["s0000000"], "support": 1, "evidence": ["E uses F."]}))
-    return Corpus(), g, f"hand-made graph of {papers:,} papers"
+    return g, f"hand-made graph of {papers:,} papers"
 
 
 class TimedStore(Neo4jStore):
-    """Neo4jStore that adds up the time spent in node and in relationship batches."""
+    """Neo4jStore that notes when the relationship phase of a full save starts and ends."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.spent = {"nodes": 0.0, "relationships": 0.0}
+        self.marks: dict[str, float] = {}
 
-    def _write_batch(self, session: neo4j.Session, parts: list[Part]) -> None:
-        started = time.perf_counter()
-        super()._write_batch(session, parts)
-        took = time.perf_counter() - started
-        total = sum(len(p.rows) for p in parts) or 1
-        for part in parts:  # a transaction can hold the last nodes and the first relationships
-            kind = "relationships" if part.what.endswith("relationships") else "nodes"
-            self.spent[kind] += took * len(part.rows) / total
+    def _concurrently(self, parts: list[Part]) -> None:
+        self.marks["relationships"] = time.perf_counter()
+        super()._concurrently(parts)
+        self.marks["figures"] = time.perf_counter()
 
 
 WIPE_NODES = "MATCH (n) WITH n LIMIT 20000 DETACH DELETE n RETURN count(*) AS c"
@@ -145,6 +147,53 @@ def per_row(driver: neo4j.Driver, database: str | None, graph: KnowledgeGraph, s
     return time.perf_counter() - started
 
 
+def split_last(graph: KnowledgeGraph, k: int) -> tuple[KnowledgeGraph, GraphDelta, GraphDelta]:
+    """(the graph without its last `k` papers, the change adding them back, the same papers' own
+    subgraph as a first change into an empty database). The change carries the papers, their edges
+    and, whole, every entity and collection they touch (a build re-sends those: their counts change)."""
+    papers = sorted(key for key, node in graph.nodes.items() if node.label == "Paper")[-k:]
+    new = set(papers)
+    edges = [e for e in graph.edges.values() if e.source in new]
+    touched = {e.target for e in edges}
+    kept_edges = {i: e for i, e in graph.edges.items() if e.source not in new}
+    used = {e.source for e in kept_edges.values()} | {e.target for e in kept_edges.values()}
+    base = KnowledgeGraph({key: n for key, n in graph.nodes.items()
+                           if key not in new and (graph.nodes[key].label == "Paper" or key in used)},
+                          kept_edges)
+    nodes = [graph.nodes[key] for key in sorted(new | touched)]
+    # relations between touched entities that the base lacks come with the change too
+    relations = [e for i, e in graph.edges.items() if i not in kept_edges and e.source not in new]
+    change = GraphDelta(nodes=nodes, edges=edges + relations, generation="plus", base="base")
+    alone = GraphDelta(nodes=nodes, edges=edges, generation="alone", base=None)
+    return base, change, alone
+
+
+def import_path(graph: KnowledgeGraph, port: int) -> tuple[float, float]:
+    """(seconds writing the import files, seconds of Neo4j's importer) on a second test engine."""
+    from paperkg.graph.neo4j_import import write_import_dir
+
+    with tempfile.TemporaryDirectory(prefix="paperkg-import-") as tmp:
+        out, run_dir = Path(tmp) / "import", Path(tmp) / "run"
+        started = time.perf_counter()
+        write_import_dir(graph, out, generation="imported")
+        written = time.perf_counter() - started
+        env = {**os.environ, "NEO4J_PORT": str(port), "NEO4J_RUN_DIR": str(run_dir)}
+        server = ROOT / "tests" / "neo4j" / "server"
+        try:
+            proc = subprocess.run(["bash", str(server), "import", str(out)], env=env, capture_output=True,
+                                  text=True, timeout=3600, check=False)
+            log = (run_dir / "neo4j.log").read_text(encoding="utf-8", errors="replace")
+            if proc.returncode != 0:
+                raise RuntimeError(f"import failed: {proc.stderr[-2000:]}")
+            took = re.search(r"^IMPORTED in (\d+) ms$", log, re.M)
+            if took is None:
+                raise RuntimeError("the engine's log has no IMPORTED line")
+            return written, int(took.group(1)) / 1000
+        finally:
+            subprocess.run(["bash", str(server), "stop"], env=env, capture_output=True, timeout=120,
+                           check=False)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -155,23 +204,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--synth", type=int, metavar="N", help="N synthetic abstracts (default 10000)")
     source.add_argument("--store", type=Path, metavar="PATH", help="an embedded store to load")
+    source.add_argument("--pickle", type=Path, metavar="FILE", help="a pickled KnowledgeGraph")
     source.add_argument("--hand", type=int, metavar="N", help="a hand-made graph of N papers")
+    parser.add_argument("--save-pickle", type=Path, metavar="FILE", help="keep the graph for later runs")
     parser.add_argument("--mode", default="rules", help="extraction mode for --synth (default rules)")
     parser.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE)
-    parser.add_argument("--sample", type=int, default=1000, help="relationships for the per-row path")
+    parser.add_argument("--workers", type=int, default=DEFAULT_WORKERS)
+    parser.add_argument("--sample", type=int, default=1000, help="per-row sample (0: skip)")
+    parser.add_argument("--delta", type=int, default=0, metavar="K", help="time a change of K papers")
+    parser.add_argument("--import", dest="import_", action="store_true", help="time the bulk importer")
+    parser.add_argument("--import-port", type=int, default=int(os.environ.get("NEO4J_IMPORT_PORT", 7714)))
     parser.add_argument("--wipe", action="store_true", help="allow wiping a non-empty database")
     args = parser.parse_args(argv)
 
     if args.store:
-        corpus, graph, what = store_graph(args.store)
+        from paperkg.graph.embedded import EmbeddedStore
+
+        graph, what = EmbeddedStore(args.store).export(), f"embedded store {args.store}"
+    elif args.pickle:
+        with open(args.pickle, "rb") as fh:
+            graph, what = pickle.load(fh), f"graph {args.pickle}"
     elif args.hand:
-        corpus, graph, what = hand_graph(args.hand)
+        graph, what = hand_graph(args.hand)
     else:
-        corpus, graph, what = synthetic_graph(args.synth or 10_000, args.mode)
+        graph, what = synthetic_graph(args.synth or 10_000, args.mode)
+    if args.save_pickle:
+        with open(args.save_pickle, "wb") as fh:
+            pickle.dump(graph, fh, protocol=pickle.HIGHEST_PROTOCOL)
     rels, nodes = len(graph.edges), len(graph.nodes)
     print(f"graph: {what}: {nodes:,} nodes, {rels:,} relationships")
+    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start")
 
-    store = TimedStore(args.uri, args.user, args.password, args.database, batch_size=args.batch_size)
+    store = TimedStore(args.uri, args.user, args.password, args.database, batch_size=args.batch_size,
+                       workers=args.workers)
     try:
         store.stats()  # connects, resolves the database; one clear line if the server is not there
         driver = store._connect()
@@ -185,34 +250,58 @@ def main(argv: Sequence[str] | None = None) -> int:
         store.ensure_schema()
 
         started = time.perf_counter()
-        store.save(corpus, graph)
+        store.save_graph(graph, generation="full")
         total = time.perf_counter() - started
-        spent = store.spent
-        print(f"batched (UNWIND, {args.batch_size:,} rows per transaction):")
-        print(f"  nodes          {nodes:>10,} in {spent['nodes']:7.2f} s = "
-              f"{nodes / max(spent['nodes'], 1e-9):>10,.0f} nodes/s")
-        print(f"  relationships  {rels:>10,} in {spent['relationships']:7.2f} s = "
-              f"{rels / max(spent['relationships'], 1e-9):>10,.0f} relationships/s")
-        print(f"  whole save     {total:7.2f} s (schema, nodes, relationships, stale check) = "
-              f"{rels / total:,.0f} relationships/s end to end")
+        marks = store.marks
+        node_s = marks["relationships"] - started
+        rel_s = marks["figures"] - marks["relationships"]
+        online = rels / rel_s
+        print(f"full save into the empty database ({args.batch_size:,} rows a transaction, "
+              f"{args.workers} session(s) for relationships):")
+        print(f"  nodes          {nodes:>10,} in {node_s:7.2f} s = {nodes / node_s:>10,.0f} nodes/s "
+              "(with schema check, lease, marker)")
+        print(f"  relationships  {rels:>10,} in {rel_s:7.2f} s = {online:>10,.0f} relationships/s")
+        print(f"  figures        {total - (marks['figures'] - started):7.2f} s (every entity and collection)")
+        print(f"  whole save     {total:7.2f} s = {rels / total:,.0f} relationships/s end to end")
 
         started = time.perf_counter()
-        store.save(corpus, graph)
-        print(f"  re-save of the unchanged graph: {time.perf_counter() - started:.2f} s")
+        store.save_graph(graph, generation="full")
+        print(f"  the same save again (MERGE, stale check, figures): {time.perf_counter() - started:.2f} s")
 
-        # Per row: remove the relationships, keep the nodes, MERGE a sample one per transaction.
-        edges = sorted(graph.edges.values(), key=lambda e: e.id)
-        sample = random.Random(0).sample(edges, min(args.sample, len(edges)))
-        wipe(driver, db, "MATCH ()-[r]->() WITH r LIMIT 20000 DELETE r RETURN count(*) AS c")
-        took = per_row(driver, db, graph, sample)
-        rate = len(sample) / took
-        print(f"one MERGE per relationship, one transaction each (sample of {len(sample):,}, "
-              "extrapolated):")
-        print(f"  relationships  {len(sample):>10,} in {took:7.2f} s = {rate:>10,.0f} relationships/s"
-              f"  -> {rels:,} would take ~{rels / rate:,.0f} s")
-        batched = rels / max(spent["relationships"], 1e-9)
-        print(f"batched is {batched / rate:,.0f}x faster for relationships")
-        store.save(corpus, graph)  # leave the full graph behind, exactly
+        if args.sample:
+            edges = sorted(graph.edges.values(), key=lambda e: e.id)
+            sample = random.Random(0).sample(edges, min(args.sample, len(edges)))
+            wipe(driver, db, "MATCH ()-[r]->() WITH r LIMIT 20000 DELETE r RETURN count(*) AS c")
+            took = per_row(driver, db, graph, sample)
+            rate = len(sample) / took
+            print(f"one MERGE per relationship, one transaction each (sample of {len(sample):,}): "
+                  f"{rate:,.0f} relationships/s -> {rels:,} would take ~{rels / rate:,.0f} s; "
+                  f"the full save is {online / rate:,.0f}x faster")
+
+        if args.delta:
+            base, change, alone = split_last(graph, args.delta)
+            wipe(driver, db)
+            store.save_graph(base, generation="base")
+            started = time.perf_counter()
+            store.apply(change)
+            big = time.perf_counter() - started
+            wipe(driver, db)
+            started = time.perf_counter()
+            store.apply(alone)
+            small = time.perf_counter() - started
+            rows = len(change.nodes) + len(change.edges)
+            print(f"a change of {args.delta} papers ({rows:,} rows): into the database holding "
+                  f"{len(base.nodes):,} nodes {big:.2f} s, into an empty one {small:.2f} s "
+                  f"(ratio {big / small:.2f})")
+
+        if args.import_:
+            written, imported = import_path(graph, args.import_port)
+            print(f"bulk import: files written in {written:.2f} s; neo4j-admin database import "
+                  f"{imported:.2f} s = {rels / imported:,.0f} relationships/s; online full save "
+                  f"{online:,.0f} relationships/s = {online / (rels / imported):.2f}x the importer "
+                  f"(end to end {rels / total:,.0f}/s vs {rels / (imported + written):,.0f}/s "
+                  "with writing the files)")
+        print(f"machine: load average {os.getloadavg()[0]:.1f} at end")
         return 0
     except PaperkgError as err:
         print(f"neo4j_load: {err}", file=sys.stderr)

@@ -1,6 +1,7 @@
-// Delete one batch of stale or duplicate relationships by element id.
-UNWIND $element_ids AS element_id
-MATCH ()-[r]->()
-WHERE elementId(r) = element_id
+// Delete one batch of relationships of one type by their endpoints (a delta's deletions): every
+// relationship of the type between the two nodes goes (duplicates too). Placeholders are checked
+// against the closed sets.
+UNWIND $rows AS row
+MATCH (a:{source_label} {id: row.source})-[r:{type}]->(b:{target_label} {id: row.target})
 DELETE r
-RETURN count(*) AS deleted
+RETURN count(*) AS written

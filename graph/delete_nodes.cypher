@@ -1,6 +1,6 @@
-// Delete one batch of stale nodes (and their relationships) by element id.
-UNWIND $element_ids AS element_id
-MATCH (n)
-WHERE elementId(n) = element_id
+// Delete one batch of nodes of one label by id, with their relationships (a delta's deletions).
+// {label} is checked against NODE_LABELS.
+UNWIND $rows AS row
+MATCH (n:{label} {id: row.id})
 DETACH DELETE n
-RETURN count(*) AS deleted
+RETURN count(*) AS written

@@ -1,4 +1,5 @@
-"""The Neo4j store: the same `GraphStore` interface as the embedded store, on a user's Neo4j server.
+"""The Neo4j store: the same `GraphStore` interface as the embedded store, on a user's Neo4j server,
+kept in step with the build state by deltas (`GraphWriter`: `apply`, `synced_generation`).
 
 Design, and why:
 
@@ -6,51 +7,69 @@ Design, and why:
   Cypher parameters, so the files carry `{label}` / `{type}` / `{source_label}` / `{target_label}`
   placeholders that are filled only from the closed sets in `graph/model.py`, after a check, never
   from user text.
-- **Batched, idempotent writes.** Nodes are upserted per label and relationships per (type, source
-  label, target label) with `UNWIND $rows AS row MERGE ... SET x = row.props`, `batch_size` rows per
-  managed write transaction (`execute_write`), so the driver retries transient errors. Small groups
-  share a transaction (a graph has up to ~200 groups; a commit each tripled the save time). MERGE on
-  the deterministic `id` (backed by a uniqueness constraint per label from `schema.cypher`) makes a
-  re-run a no-op and lets an interrupted save be completed by saving again.
-- **The stored graph equals the given graph exactly.** The graph is re-derived from the whole corpus on
-  every build, so properties are replaced (`SET n = row.props`), and after the upserts every node of a
-  paperkg label whose id is not in the graph, and every relationship of a paperkg type whose
-  (type, source, target) is not in the graph, is deleted (duplicates too). Deleting last means a
-  reader never sees a graph missing something both the old and the new build have. Finding stale
-  things reads stored keys only for labels/types whose count differs from the graph's (after the
-  upserts, equal counts prove there is nothing stale), so growing builds skip it.
-- **Not locked.** Unlike the embedded store, two builds into one database at once are not prevented
-  and can interleave (one may fail with "endpoints vanished"); run builds one at a time. Any single
-  later save repairs the database to exactly its graph.
+- **Neo4j as its users expect it.** Domain nodes carry the graph model's properties and nothing
+  else; every entity also has the shared label `Entity`; Papers have a `caption` (title, else id)
+  for Neo4j Browser. What the store needs for itself lives on internal nodes never connected to the
+  graph: `PaperkgMeta` (the save marker and the build lease) and `PaperkgFigures` (see below).
+- **Saves write the change.** A build hands `apply` a `GraphDelta`: the nodes and relationships that
+  are new or changed (whole: `SET x = row.props`), and what went stale. Upserts go first (nodes, then
+  relationships), deletions last, so a reader never misses something both graphs hold. A delta of
+  up to `ATOMIC_ROWS` rows (adding a few hundred abstracts) is one transaction: readers see the old
+  graph or the new one. Adding 100 abstracts to a database of 100k therefore writes about what adding
+  them to an empty one writes.
+- **A full save** (`delta.full`: first build into a database, or one not in step) writes every node
+  and relationship. Into a database holding no paperkg node it CREATEs instead of MERGEs, in batches
+  of `batch_size` rows on `workers` concurrent sessions; relationship batches are partitioned by
+  source node (no two concurrent batches share one) with each batch's targets sorted, so batches
+  wait for each other's locks in one order and never deadlock. Into a database holding another
+  graph it MERGEs and then deletes whatever the graph does not have (found by reading stored keys
+  only for labels/types whose count differs: after the upserts equal counts prove nothing is stale).
+- **Serialised builds, no half graph taken for whole.** `apply` holds a lease in the database (a
+  `PaperkgMeta` node with a uniqueness-constrained id, taken with MERGE, renewed by a heartbeat,
+  expiring `lease_ttl` s after its holder dies), so builds from any machine and any `--store`
+  directory write one at a time; the others wait, saying so. A save that is not one transaction first
+  marks the database "writing" (`build_status`), and records the delta's generation last, in the
+  transaction of its last writes; a killed save leaves the marker at "writing"/"interrupted", the old
+  generation recorded, and the next build (seeing the database not in step) repairs it with a full
+  save.
+- **Precomputed figures.** `cooccurring` and `introduced_in` would otherwise walk every co-mention of
+  a popular entity (90k relationships at 100k abstracts) or every introduction of a large collection
+  on each call. After writing, a save recomputes in Neo4j (`figures_co.cypher`,
+  `figures_intro.cypher`) the figures of exactly the entities and collections the delta can have
+  changed (the entities and collections of the papers whose mentions, introductions or collections
+  changed, before and after; those showing a renamed entity) and stores them on `PaperkgFigures`
+  nodes keyed by their id, in the same transaction as the delta when it is one.
+- **Bounded.** Connection attempts give up after `connection_timeout` (3 s) and reads retry for at
+  most `READ_RETRY_TIME`, so a stopped server is answered in seconds; every read runs with a server
+  timeout and a client deadline (timeout + `DEADLINE_GRACE`), so a frozen server costs a request its
+  timeout; `ping` answers whether the database can be read at all. Writes retry deadlocks and other
+  transient errors for `WRITE_RETRY_TIME`.
 - **Ids.** Neo4j nodes carry the model's unprefixed `id`; relationships are matched by endpoint label
-  and id. The embedded store's node keys (`paper:<id>` for papers, see `model.node_key`) are rebuilt on
-  export, so `export()` returns the very `KnowledgeGraph` that was saved and GraphML is the same from
-  both stores.
-- **The corpus lives on the Paper nodes** as `source_json` (JSON of `corpus.entry_to_dict`), so
-  `load_corpus()` can rebuild it for the next incremental build; `export()` and `run_read()` drop it.
-- **Precomputed figures** (`FIGURE_PROPS`, hidden like `source_json`). `cooccurring` and
-  `introduced_in` otherwise walk every co-mention of a popular entity (90k relationships at 100k
-  abstracts) or every introduction of a large collection on each call. `save` derives them from the
-  very graph it writes (`figures`) and sends them in the same `SET n = row.props` as the node's own
-  properties, so after any save (a re-save, a save that removes papers) they describe exactly the
-  stored graph, a re-save writes the same values, and no reader ever sees a node without them. They
-  are not part of the `KnowledgeGraph`: `export()` (so GraphML), `stats()` and `to_plain` drop them.
-  A database saved by an older paperkg has none (those two queries return no rows) until saved again.
+  and id. The embedded store's node keys (`paper:<id>` for papers, see `model.node_key`) are rebuilt
+  on export, so `export()` returns the very `KnowledgeGraph` that was saved and GraphML is the same
+  from both stores.
 - **Failures are one line.** An unreachable server, wrong credentials or a missing database become
-  `StoreUnavailableError` (exit 69) on the first operation, with the URI and what to do; Cypher errors
-  in user queries become `BadInputError` with Neo4j's message.
+  `StoreUnavailableError` (exit 69, HTTP 503) with the URI and what to do; Cypher errors in user
+  queries become `BadInputError` with Neo4j's message; a query over the server's memory limit per
+  transaction says so.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import dataclasses
 import json
+import os
 import re
+import socket
 import threading
-from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+import time
+import uuid
+import warnings
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from typing import Any, TypeVar
@@ -73,23 +92,41 @@ from paperkg.graph.errors import (
 )
 from paperkg.graph.model import EDGE_TYPES, ENTITY_LABELS, NODE_LABELS, Edge, KnowledgeGraph, Node, node_key
 from paperkg.graph.secrets import register_secret, split_credentials
-from paperkg.graph.store import empty_stats, graph_stats
+from paperkg.graph.store import GraphDelta, empty_stats
 
-DEFAULT_BATCH_SIZE = 5000
+# Rows per write transaction: measured in benchmarks/neo4j_load.py (see benchmarks/README.md).
+DEFAULT_BATCH_SIZE = 10000
+# Concurrent sessions for the relationships of a full save into an empty database.
+DEFAULT_WORKERS = 2
+# A delta of at most this many rows (nodes, relationships, deletions) is written in one
+# transaction, figures and marker included: atomic for readers.
+ATOMIC_ROWS = 20000
+# Entities (or collections) whose figures one transaction computes.
+FIGURE_BATCH = 500
+# The corpus entry a database written by an older paperkg kept on each Paper node (read by
+# load_corpus until the build state moves to the store directory; never shown to readers).
 SOURCE_JSON = "source_json"
-# Figures the catalog reads instead of walking tens of thousands of relationships per call, derived
-# from the saved graph by `figures` and written with it (see "Precomputed figures" above). Entities:
-# the entities co-mentioned with them (`queries/cooccurring.cypher`); collections: the entities their
-# papers introduce (`queries/introduced_in.cypher`). Parallel lists in the queries' ORDER BY order.
-CO_PROPS = ("_co_ids", "_co_names", "_co_types", "_co_papers")
-INTRO_PROPS = ("_intro_ids", "_intro_names", "_intro_types", "_intro_papers", "_intro_paper")
-FIGURE_PROPS = frozenset((*CO_PROPS, *INTRO_PROPS))
-# The largest `limit` cooccurring and introduced_in accept (their catalog headers): the lists keep the
-# first FIGURE_LIMIT entries overall and, for co-mentions, the first FIGURE_LIMIT of each entity type.
+HIDDEN_NODE_PROPS = frozenset({SOURCE_JSON})
+# The largest `limit` cooccurring and introduced_in accept (their catalog headers): the figures keep
+# the first FIGURE_LIMIT entries of each type (co-mentions) or overall (introductions).
 FIGURE_LIMIT = 1000
-# Internal properties no reader of the graph should see (the corpus kept on Paper nodes, the figures).
-HIDDEN_NODE_PROPS = frozenset({SOURCE_JSON, *FIGURE_PROPS})
-CONNECTION_TIMEOUT = 10.0
+# A connection attempt (TCP + Bolt handshake) gives up after this long: a stopped or unreachable
+# server is answered in seconds, not after the driver's default 30 s.
+CONNECTION_TIMEOUT = 3.0
+# Waiting for a free connection of the pool (all busy) gives up after this long.
+ACQUISITION_TIMEOUT = 5.0
+# How long reads retry transient failures (a leader switch, a connection dropped).
+READ_RETRY_TIME = 1.0
+# How long writes retry deadlocks, lock timeouts and other transient errors.
+WRITE_RETRY_TIME = 30.0
+# A read whose server-side timeout passed this long ago without an answer is given up on (the
+# server is frozen or the network is gone): the request gets its error, the connections are reset.
+DEADLINE_GRACE = 2.0
+# `ping`: how long the health check may take.
+PING_TIMEOUT = 3.0
+# The build lease's time to live without a heartbeat (a killed build blocks the next for at most this).
+LEASE_TTL = 30.0
+LEASE_POLL = 0.5
 # Lucene's limit on one indexed term (IndexWriter.MAX_TERM_LENGTH, UTF-8 bytes). The full-text
 # indexes of schema.cypher hold every entity key and paper id as one term; committing a longer one
 # makes Neo4j 5.26 fail the whole database ("needs to be restarted"), so `save` refuses it first.
@@ -101,11 +138,12 @@ FULLTEXT_LISTS = {**{label: "keys" for label in ENTITY_LABELS}, "Paper": "ids"}
 INDEX_WAIT = 600
 # Bolt only: the driver's http(s) Query API support is a preview and needs extra packages.
 BOLT_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
-# How long managed transactions keep retrying transient errors (deadlocks, leader switches).
-RETRY_TIME = 30.0
+# Edge types whose change can change the figures (of the papers' entities and collections).
+FIGURE_EDGE_TYPES = frozenset({"MENTIONS", "INTRODUCES", "IN_COLLECTION"})
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_LABEL_OF_PREFIX = {label.lower(): label for label in NODE_LABELS if label != "Paper"}
 _T = TypeVar("_T")
 
 
@@ -152,70 +190,6 @@ def _check_terms(label: str, node_id: str, values: Any) -> None:
                 "shorten it in the input, or use the embedded store")
 
 
-def _ranked(graph: KnowledgeGraph, counts: Mapping[str, int]) -> list[tuple[int, str, str, str]]:
-    """(-count, name, id, key) of every counted node, in `ORDER BY count DESC, name, id` order."""
-    nodes = graph.nodes
-    return sorted((-n, str(nodes[k].props.get("name", "")), nodes[k].id, k) for k, n in counts.items())
-
-
-def figures(graph: KnowledgeGraph) -> dict[str, dict[str, list]]:
-    """The hidden figure properties (`FIGURE_PROPS`) of every node that has some, by node key.
-
-    - entity E: every other entity mentioned by a paper that mentions E, with the number of such
-      papers (`_co_papers`), ordered by papers desc, name, id: the rows of `cooccurring` for E. Kept:
-      the first FIGURE_LIMIT overall plus the first FIGURE_LIMIT of each type, so the first `limit`
-      rows with or without a type filter are exact (an entry in the overall top is in its type's top).
-    - collection C: every entity a Paper of C introduces, with the number of introducing papers and
-      the smallest of their ids, ordered by papers desc, name, id: `introduced_in` for C (first
-      FIGURE_LIMIT).
-    Same semantics as the embedded implementations (`queries/embedded_impl.py`), which compute the
-    same rows from the networkx graph; the parity tests hold the two stores to that."""
-    nodes = graph.nodes
-    entity = {k for k, n in nodes.items() if n.label in ENTITY_LABELS}
-    mentions: dict[str, list[str]] = defaultdict(list)     # paper key -> entity keys it mentions
-    introduces: dict[str, set[str]] = defaultdict(set)     # paper key -> entity keys it introduces
-    members: dict[str, list[str]] = defaultdict(list)      # collection key -> paper keys
-    for edge in graph.edges.values():
-        if edge.type == "MENTIONS" and edge.target in entity:
-            mentions[edge.source].append(edge.target)
-        elif edge.type == "INTRODUCES":
-            introduces[edge.source].add(edge.target)
-        elif edge.type == "IN_COLLECTION" and nodes[edge.source].label == "Paper":
-            members[edge.target].append(edge.source)
-    papers_of: dict[str, list[str]] = defaultdict(list)
-    for paper, targets in mentions.items():
-        for target in targets:
-            papers_of[target].append(paper)
-    out: dict[str, dict[str, list]] = {}
-    for key, papers in papers_of.items():
-        counts: Counter[str] = Counter()
-        for paper in papers:
-            counts.update(mentions[paper])
-        counts.pop(key, None)
-        if not counts:
-            continue
-        per_type: Counter[str] = Counter()
-        kept = []
-        for rank, (neg, name, oid, other) in enumerate(_ranked(graph, counts)):
-            otype = str(nodes[other].props.get("type"))
-            per_type[otype] += 1
-            if rank < FIGURE_LIMIT or per_type[otype] <= FIGURE_LIMIT:
-                kept.append((oid, name, otype, -neg))
-        out[key] = dict(zip(CO_PROPS, map(list, zip(*kept, strict=True)), strict=True))
-    for key, papers in members.items():
-        introducing: dict[str, list[str]] = defaultdict(list)
-        for paper in papers:
-            for target in introduces.get(paper, ()):
-                introducing[target].append(nodes[paper].id)
-        if not introducing:
-            continue
-        ranked = _ranked(graph, {k: len(v) for k, v in introducing.items()})[:FIGURE_LIMIT]
-        kept = [(oid, name, str(nodes[k].props.get("type")), -neg, min(introducing[k]))
-                for neg, name, oid, k in ranked]
-        out[key] = dict(zip(INTRO_PROPS, map(list, zip(*kept, strict=True)), strict=True))
-    return out
-
-
 def _timed_out(err: BaseException) -> bool:
     """Whether `err` (a BadInputError from `map_query_error`) is Neo4j's transaction timeout."""
     cause = err.__cause__
@@ -245,8 +219,11 @@ def _checked(name: str, allowed: tuple[str, ...], what: str) -> str:
 
 def render(name: str, *, label: str | None = None, type: str | None = None,
            source_label: str | None = None, target_label: str | None = None) -> str:
-    """Fill a statement's placeholders, only with names from the closed sets of `graph/model.py`."""
+    """Fill a statement's placeholders, only with names from the closed sets of `graph/model.py`.
+    `{entity_label}` (node statements) becomes the shared `:Entity` label for the entity labels."""
     text = statement(name)
+    if "{entity_label}" in text:
+        text = text.replace("{entity_label}", ":Entity" if label in ENTITY_LABELS else "")
     for placeholder, value, allowed, what in (
         ("{label}", label, NODE_LABELS, "node label"),
         ("{source_label}", source_label, NODE_LABELS, "node label"),
@@ -308,15 +285,143 @@ def to_plain(value: Any) -> Any:
     return iso() if callable(iso) else str(value)
 
 
+@dataclass
+class Meta:
+    """What the `PaperkgMeta` nodes say: the generation last applied completely, whether a save is
+    under way, and who holds the build lease (times in the server's milliseconds)."""
+
+    generation: str | None = None
+    status: str | None = None
+    target: str | None = None
+    since: int | None = None
+    by: str | None = None
+    lease_owner: str | None = None
+    lease_holder: str | None = None
+    lease_expires: int | None = None
+    now: int = 0
+
+    @property
+    def lease_live(self) -> bool:
+        return self.lease_owner is not None and (self.lease_expires or 0) >= self.now
+
+
+@dataclass
+class Plan:
+    """A delta as parameter rows, checked against the closed sets before anything is sent."""
+
+    nodes: dict[str, list[dict]] = field(default_factory=dict)            # label -> rows
+    edges: dict[tuple[str, str, str], list[dict]] = field(default_factory=dict)  # (type, s, t) -> rows
+    deleted_nodes: dict[str, list[str]] = field(default_factory=dict)      # label -> ids
+    deleted_edges: dict[tuple[str, str, str], list[dict]] = field(default_factory=dict)
+    papers: set[str] = field(default_factory=set)     # papers whose figure inputs may have changed
+    entities: dict[str, tuple[Any, Any]] = field(default_factory=dict)     # id -> (name, type)
+    gone: set[str] = field(default_factory=set)       # deleted entity and collection ids
+    wanted_nodes: set[str] = field(default_factory=set)    # full saves: every node key
+    wanted_edges: set[str] = field(default_factory=set)    # full saves: every edge id
+    wanted_counts: dict[str, dict[str, int]] = field(default_factory=empty_stats)
+
+    @property
+    def size(self) -> int:
+        return (sum(map(len, self.nodes.values())) + sum(map(len, self.edges.values()))
+                + sum(map(len, self.deleted_nodes.values())) + sum(map(len, self.deleted_edges.values())))
+
+
+def _endpoint(key: str, labels: Mapping[str, str]) -> tuple[str, str]:
+    """(label, id) of a node key: from the delta's own nodes, else from the key's form
+    (`model.node_key`: `paper:<id>`; entity and collection ids start with their label)."""
+    label = labels.get(key)
+    if label is not None:
+        return label, (key[len("paper:"):] if label == "Paper" else key)
+    if key.startswith("paper:"):
+        return "Paper", key[len("paper:"):]
+    prefix = key.partition(":")[0]
+    if prefix in _LABEL_OF_PREFIX:
+        return _LABEL_OF_PREFIX[prefix], key
+    raise ValueError(f"edge endpoint {key!r} is not the key of a paperkg node")
+
+
+def plan_delta(delta: GraphDelta) -> Plan:
+    """The delta's rows per label and per (type, source label, target label). Raises ValueError for
+    anything outside the closed sets, a node under the wrong key, or (full saves) an edge whose
+    endpoints are not nodes of the graph; BadInputError for a term the full-text index cannot hold."""
+    plan = Plan()
+    labels: dict[str, str] = {}
+    for node in sorted(delta.nodes, key=lambda n: n.key):
+        _checked(node.label, NODE_LABELS, "node label")
+        props = {**node.props, "id": node.id}
+        if SOURCE_JSON in props:
+            raise ValueError(f"node {node.key!r} has property {SOURCE_JSON!r}, reserved for the Neo4j store")
+        if node.label == "Paper":
+            props["caption"] = str(props.get("title") or node.id)
+        _check_terms(node.label, node.id, props.get(FULLTEXT_LISTS.get(node.label, "")))
+        plan.nodes.setdefault(node.label, []).append({"id": node.id, "props": props})
+        labels[node.key] = node.label
+        if node.label in ENTITY_LABELS:
+            plan.entities[node.id] = (props.get("name"), props.get("type"))
+    if delta.full:
+        plan.wanted_nodes = set(labels)
+        for node in delta.nodes:
+            plan.wanted_counts["nodes"][node.label] += 1
+    for edge in sorted(delta.edges, key=lambda e: e.id):
+        _checked(edge.type, EDGE_TYPES, "relationship type")
+        if delta.full and (edge.source not in labels or edge.target not in labels):
+            raise ValueError(f"edge {edge.id!r} does not join two nodes of the graph")
+        (slabel, source), (tlabel, target) = _endpoint(edge.source, labels), _endpoint(edge.target, labels)
+        plan.edges.setdefault((edge.type, slabel, tlabel), []).append(
+            {"source": source, "target": target, "props": dict(edge.props)})
+        if edge.type in FIGURE_EDGE_TYPES and slabel == "Paper":
+            plan.papers.add(source)
+        if delta.full:
+            plan.wanted_edges.add(edge.id)
+            plan.wanted_counts["edges"][edge.type] += 1
+    for edge in sorted(delta.deleted_edges, key=lambda e: e.id):
+        _checked(edge.type, EDGE_TYPES, "relationship type")
+        (slabel, source), (tlabel, target) = _endpoint(edge.source, labels), _endpoint(edge.target, labels)
+        plan.deleted_edges.setdefault((edge.type, slabel, tlabel), []).append(
+            {"source": source, "target": target})
+        if edge.type in FIGURE_EDGE_TYPES and slabel == "Paper":
+            plan.papers.add(source)
+    for node in sorted(delta.deleted_nodes, key=lambda n: n.key):
+        _checked(node.label, NODE_LABELS, "node label")
+        plan.deleted_nodes.setdefault(node.label, []).append(node.id)
+        if node.label == "Paper":
+            plan.papers.add(node.id)
+        else:
+            plan.gone.add(node.id)
+    return plan
+
+
+def _grouped_by_source(rows: list[dict], size: int) -> Iterator[list[dict]]:
+    """Relationship rows as batches of `{source, rels: [{target, props}]}` groups, about `size`
+    relationships each, a source never split over two batches (so concurrent batches lock disjoint
+    source nodes), each group's targets in id order (so every batch takes target locks in the same
+    order: waits, never a deadlock)."""
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for row in rows:
+        groups[row["source"]].append({"target": row["target"], "props": row["props"]})
+    batch: list[dict] = []
+    count = 0
+    for source in sorted(groups):
+        rels = sorted(groups[source], key=lambda r: r["target"])
+        batch.append({"source": source, "rels": rels})
+        count += len(rels)
+        if count >= size:
+            yield batch
+            batch, count = [], 0
+    if batch:
+        yield batch
+
+
 class Neo4jStore:
-    """`GraphStore` on a Neo4j server (5.x, Community or Enterprise, no plugins needed)."""
+    """`GraphStore` and `GraphWriter` on a Neo4j server (5.x, Community or Enterprise, no plugins)."""
 
     kind = "neo4j"
 
     def __init__(self, uri: str, user: str | None = None, password: str | None = None,
                  database: str | None = None, batch_size: int = DEFAULT_BATCH_SIZE, *,
-                 connection_timeout: float = CONNECTION_TIMEOUT, query_timeout: float = DEFAULT_TIMEOUT
-                 ) -> None:
+                 connection_timeout: float = CONNECTION_TIMEOUT, query_timeout: float = DEFAULT_TIMEOUT,
+                 workers: int = DEFAULT_WORKERS, lease_ttl: float = LEASE_TTL,
+                 on_wait: Callable[[str], None] | None = None) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
         # Credentials written into the URI are taken out of it (the driver gets them as auth), so
@@ -330,12 +435,19 @@ class Neo4jStore:
         self.batch_size = batch_size
         self.connection_timeout = connection_timeout
         self.query_timeout = query_timeout
+        self.workers = max(1, workers)
+        self.lease_ttl = lease_ttl
+        self.on_wait = on_wait
         self._driver: neo4j.Driver | None = None
         self._ready = False
         self._lock = threading.Lock()
         self._schema_ok = False            # every index of schema.cypher seen online (see ensure_ready)
         self._columns: dict[str, tuple[str, ...]] = {}   # catalog Cypher -> its columns (run_catalog)
         self._schema_lock = threading.Lock()
+        self._lease_owner: str | None = None
+        self._lease_depth = 0
+        self._lease_lost = False
+        self._pool: concurrent.futures.ThreadPoolExecutor | None = None
 
     # ---- connection -------------------------------------------------------------------------
 
@@ -373,6 +485,12 @@ class Neo4jStore:
                 raise StoreUnavailableError(
                     f"Neo4j at {self.uri} refused {action}: {_first_line(err)}",
                     "use a user allowed to read and write the database") from err
+            if _over_memory(err):
+                raise BadInputError(
+                    f"Neo4j at {self.uri} stopped {action}: it needed more memory than the server "
+                    f"allows one transaction (db.memory.transaction.max): {_first_line(err)}",
+                    "narrow the query (a LIMIT, a more selective MATCH); for saves, lower the "
+                    "batch size or raise the server's limit") from err
             if isinstance(err, nex.TransientError | nex.DatabaseError):
                 raise StoreUnavailableError(
                     f"Neo4j at {self.uri} failed while {action}: {_first_line(err)}",
@@ -396,7 +514,8 @@ class Neo4jStore:
             try:
                 self._driver = GraphDatabase.driver(
                     self.uri, auth=self._auth(), connection_timeout=self.connection_timeout,
-                    max_transaction_retry_time=RETRY_TIME, user_agent="paperkg",
+                    connection_acquisition_timeout=ACQUISITION_TIMEOUT,
+                    max_transaction_retry_time=READ_RETRY_TIME, user_agent="paperkg",
                     # Warnings such as "relationship type does not exist yet" on an empty database
                     # are expected here and would only flood the log.
                     notifications_min_severity="OFF")
@@ -432,15 +551,34 @@ class Neo4jStore:
     def forget_connections(self) -> None:
         """Drop the driver without closing it: for a forked child (`queries.bounded`), whose
         inherited sockets belong to the parent; the child's next query opens its own."""
-        self._driver, self._ready = None, False
+        self._driver, self._ready, self._pool = None, False, None
 
-    def ping(self) -> None:
-        """One `RETURN 1` round trip, without the driver's transaction retries (an auto-commit
-        query): raises StoreUnavailableError when the server is down, refuses the credentials or lacks
-        the database. The API's /health calls it (with its own deadline, for a frozen server)."""
-        with self._errors("checking the server"), self._connect().session(
-                database=self.database, default_access_mode=neo4j.READ_ACCESS) as session:
-            session.run("RETURN 1").consume()
+    def _bounded(self, call: Callable[[], _T], limit: float, action: str) -> _T:
+        """`call()` with a client-side deadline of `limit` s. Why: a server that stopped answering
+        (frozen, a dead network path) never enforces its own timeout, and the driver would wait
+        for the socket (minutes). On expiry the request gets a 503 at once and the connections are
+        reset (closed in the background), so the next request starts on fresh ones."""
+        with self._lock:
+            if self._pool is None:
+                self._pool = concurrent.futures.ThreadPoolExecutor(
+                    max_workers=32, thread_name_prefix="paperkg-neo4j")
+            pool = self._pool
+        future = pool.submit(call)
+        try:
+            return future.result(timeout=limit)
+        except concurrent.futures.TimeoutError:
+            self._reset()
+            raise QueryTimeoutError(
+                f"Neo4j at {self.uri} did not answer within {limit:g} s while {action}",
+                "the server may be overloaded or frozen; retry in a moment") from None
+
+    def _reset(self) -> None:
+        """Forget the driver (a later call connects anew); close the old one in the background,
+        since closing waits for its sockets."""
+        with self._lock:
+            driver, self._driver, self._ready = self._driver, None, False
+        if driver is not None:
+            threading.Thread(target=driver.close, name="paperkg-neo4j-close", daemon=True).start()
 
     def version(self) -> None:
         """Every query reads the database live: there is nothing to reload after a rebuild."""
@@ -450,12 +588,108 @@ class Neo4jStore:
         if self._driver is not None:
             self._driver.close()
         self._driver, self._ready, self._schema_ok = None, False, False
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
+            self._pool = None
 
     def __enter__(self) -> Neo4jStore:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    # ---- health and build status ---------------------------------------------------------------
+
+    def _meta(self) -> Meta:
+        def work(tx: neo4j.ManagedTransaction) -> Meta:
+            record = tx.run(statement("meta_read")).single(strict=True)
+            return Meta(**dict(record))
+
+        return self._read(work, "reading the save marker")
+
+    def build_status(self) -> dict[str, Any]:
+        """What a reader should know about the stored graph: `state` is "complete" (the last save
+        finished), "writing" (a save is under way: the graph may be incomplete), "interrupted" (a
+        save died half-way: incomplete until the next build repairs it) or "none" (no paperkg save
+        recorded: empty, or written by an older paperkg); `generation` of the last complete save."""
+        meta = self._meta()
+        if meta.status is None:
+            state = "none"
+        elif meta.status == "complete":
+            state = "complete"
+        else:
+            state = "writing" if meta.lease_live else "interrupted"
+        return {"state": state, "generation": meta.generation, "by": meta.by if state != "complete" else None}
+
+    def ping(self, timeout: float = PING_TIMEOUT) -> dict[str, Any]:
+        """Health check for `/health`: raises StoreUnavailableError within about `timeout` s when
+        the database cannot be read (server down, frozen, wrong credentials, no such database);
+        else returns `build_status()`."""
+        return self._bounded(self.build_status, timeout, "answering a health check")
+
+    def synced_generation(self) -> str | None:
+        """The `GraphDelta.generation` last applied completely (None: never, or a save since then
+        did not finish)."""
+        meta = self._meta()
+        return meta.generation if meta.status == "complete" else None
+
+    # ---- build lease ---------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def lease(self) -> Iterator[None]:
+        """Hold the database's build lease for the block: other builds (any machine, any --store)
+        wait until it ends. Re-entrant within this store object. A heartbeat renews it every third
+        of `lease_ttl`; a build that dies stops renewing and its lease expires."""
+        if self._lease_depth:
+            self._lease_depth += 1
+            try:
+                yield
+            finally:
+                self._lease_depth -= 1
+            return
+        owner = uuid.uuid4().hex
+        holder = f"{socket.gethostname()} pid {os.getpid()}"
+        params = {"owner": owner, "holder": holder, "ttl_ms": int(self.lease_ttl * 1000)}
+        waited = False
+        with self._errors("taking the build lease"), self._session() as session:
+            while True:
+                record = self._write(session, lambda tx: tx.run(statement("lease_take"), params).single())
+                if record and record["free"]:
+                    break
+                if not waited:
+                    left = max(0, int(record["left_ms"] or 0)) / 1000 if record else 0
+                    who = record["holder"] if record else "another process"
+                    message = (f"another build is writing Neo4j at {self.uri} ({who}); waiting for "
+                               f"it to finish (its lease lasts {left:.0f} s more unless renewed)")
+                    (self.on_wait or _warn)(message)
+                    waited = True
+                time.sleep(LEASE_POLL)
+        self._lease_owner, self._lease_depth, self._lease_lost = owner, 1, False
+        stop = threading.Event()
+        beat = threading.Thread(target=self._heartbeat, args=(params, stop), daemon=True,
+                                name="paperkg-neo4j-lease")
+        beat.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            beat.join()
+            self._lease_depth = 0
+            with contextlib.suppress(PaperkgError, nex.Neo4jError, nex.DriverError, OSError), \
+                    self._errors("releasing the build lease"), self._session() as session:
+                session.run(statement("lease_release"), {"owner": owner}).consume()
+            self._lease_owner = None
+
+    def _heartbeat(self, params: dict[str, Any], stop: threading.Event) -> None:
+        while not stop.wait(self.lease_ttl / 3):
+            try:
+                with self._session() as session:
+                    held = session.run(statement("lease_renew"), params).single()
+                if not held or not held["held"]:
+                    self._lease_lost = True
+                    return
+            except (nex.Neo4jError, nex.DriverError, OSError, PaperkgError):
+                continue   # the next beat retries; the save itself reports a lost server
 
     # ---- save ---------------------------------------------------------------------------------
 
@@ -520,91 +754,257 @@ class Neo4jStore:
                     "save the graph again (`paperkg build`) as a user allowed to create indexes"
                 ) from err
 
-    def save(self, corpus: Corpus, graph: KnowledgeGraph) -> None:
-        """Make the database hold exactly `graph` (and `corpus` on its Paper nodes): schema, node
-        upserts, relationship upserts, then stale deletes. The graph is checked against the closed
-        sets before anything is sent. Safe to re-run after any interruption."""
-        node_rows, edge_rows = self._rows(corpus, graph)
-        parts: list[Part] = []  # in write order: every node before any relationship
-        for label in NODE_LABELS:
-            text = render("merge_nodes", label=label)
-            parts += [Part(text, batch, f"{label} nodes")
-                      for batch in _batches(node_rows.get(label, []), self.batch_size)]
-        for (etype, slabel, tlabel), rows in sorted(edge_rows.items()):
-            text = render("merge_edges", type=etype, source_label=slabel, target_label=tlabel)
-            parts += [Part(text, batch, f"{etype} relationships")
-                      for batch in _batches(rows, self.batch_size)]
+    def apply(self, delta: GraphDelta) -> None:
+        """Make the stored graph the old one changed by `delta` (exactly the delta's graph when
+        `delta.full`) and record `delta.generation`, last, once all of it is written. A delta that
+        is not full applies only to the generation it was made from (`delta.base`); otherwise this
+        raises StoreUnavailableError and the next build sends a full one. Idempotent: a killed
+        apply is repaired by the next build. The delta is checked before anything is sent."""
+        plan = plan_delta(delta)
         self._connect()
-        self.ensure_schema()
-        with self._errors("saving the graph"), self._session() as session:
-            for batch in _pack(parts, self.batch_size):
-                self._write_batch(session, batch)
-            self._delete_stale(session, graph)
-
-    def _rows(self, corpus: Corpus, graph: KnowledgeGraph
-              ) -> tuple[dict[str, list[dict]], dict[tuple[str, str, str], list[dict]]]:
-        """Parameter rows per node label and per (type, source label, target label), checked against
-        the closed sets; Paper rows carry the corpus entry as `source_json`."""
-        entries = {entry.id: entry for entry in corpus}
-        figured = figures(graph)
-        node_rows: dict[str, list[dict]] = defaultdict(list)
-        for key, node in sorted(graph.nodes.items()):
-            _checked(node.label, NODE_LABELS, "node label")
-            if key != node.key:
-                raise ValueError(f"node {node.label} {node.id!r} is under key {key!r}, not {node.key!r}")
-            hidden = sorted(FIGURE_PROPS.intersection(node.props))
-            if hidden:
-                raise ValueError(f"node {key!r} has property {hidden[0]!r}, reserved for the Neo4j store")
-            props = {**node.props, **figured.get(key, {}), "id": node.id}
-            _check_terms(node.label, node.id, props.get(FULLTEXT_LISTS.get(node.label, "")))
-            if node.label == "Paper":
-                entry = entries.pop(node.id, None)
-                if entry is not None:
-                    props[SOURCE_JSON] = source_json(entry)
-            node_rows[node.label].append({"id": node.id, "props": props})
-        if entries:
-            missing = ", ".join(sorted(entries)[:5])
-            raise ValueError(f"{len(entries)} corpus paper(s) have no Paper node in the graph: {missing}")
-        edge_rows: dict[tuple[str, str, str], list[dict]] = defaultdict(list)
-        for eid, edge in sorted(graph.edges.items()):
-            _checked(edge.type, EDGE_TYPES, "relationship type")
-            source, target = graph.nodes.get(edge.source), graph.nodes.get(edge.target)
-            if source is None or target is None or eid != edge.id:
-                raise ValueError(f"edge {eid!r} does not join two nodes of the graph")
-            edge_rows[(edge.type, source.label, target.label)].append(
-                {"source": source.id, "target": target.id, "props": dict(edge.props)})
-        return node_rows, edge_rows
-
-    def _write_batch(self, session: neo4j.Session, parts: list[Part]) -> None:
-        """One managed write transaction (retried by the driver on transient errors) running one or more
-        statement parts, `batch_size` rows in all."""
-
-        def work(tx: neo4j.ManagedTransaction) -> list[int]:
-            written = []
-            for part in parts:
-                record = tx.run(part.text, rows=part.rows).single()
-                written.append(int(record["written"]) if record else 0)
-            return written
-
-        for part, written in zip(parts, session.execute_write(work), strict=True):
-            if written != len(part.rows):
+        with self.lease():
+            meta = self._meta()
+            if not delta.full and not self._in_step(meta, delta.base):
                 raise StoreUnavailableError(
-                    f"Neo4j at {self.uri} wrote {written} of {len(part.rows)} {part.what}: endpoints "
+                    f"Neo4j at {self.uri} does not hold the graph this build's change applies to "
+                    f"(it holds {meta.generation or 'no recorded save'}"
+                    f"{', with a save interrupted' if meta.status == 'writing' else ''}; the change "
+                    f"is from {delta.base or 'an empty graph'})",
+                    "run the build again: it then rewrites the whole graph")
+            self.ensure_schema()
+            with self._errors("saving the graph"), self._session() as session:
+                if delta.full:
+                    self._apply_full(session, plan, delta.generation)
+                else:
+                    self._apply_change(session, plan, delta.generation)
+
+    def _in_step(self, meta: Meta, base: str | None) -> bool:
+        if meta.status is not None:
+            return meta.status == "complete" and meta.generation == base
+        # No save recorded: only an empty database is the empty graph a first delta starts from.
+        counts = self._read(self._count_all, "counting the graph")
+        return base is None and not any(counts["nodes"].values())
+
+    def save(self, corpus: Corpus, graph: KnowledgeGraph) -> None:
+        """Make the database hold exactly `graph` (a full save), keeping each paper's corpus entry
+        for `load_corpus` until the build state moves to the store directory."""
+        self.save_graph(graph)
+        rows = [{"id": entry.id, "json": source_json(entry)} for entry in corpus]
+        papers = {node.id for node in graph.nodes.values() if node.label == "Paper"}
+        missing = sorted(row["id"] for row in rows if row["id"] not in papers)
+        if missing:
+            raise ValueError(f"{len(missing)} corpus paper(s) have no Paper node in the graph: "
+                             f"{', '.join(missing[:5])}")
+        with self._errors("saving the corpus"), self._session() as session:
+            for batch in _batches(rows, self.batch_size):
+                self._write(session, lambda tx, b=batch: tx.run(statement("set_corpus"), rows=b).consume())
+
+    def save_graph(self, graph: KnowledgeGraph, generation: str | None = None) -> None:
+        """A full save of `graph` (every node and relationship; whatever else paperkg stored goes)."""
+        self.apply(GraphDelta(nodes=list(graph.nodes.values()), edges=list(graph.edges.values()),
+                              generation=generation or uuid.uuid4().hex, full=True))
+
+    def _write(self, session: neo4j.Session, work: Callable[[neo4j.Transaction], _T]) -> _T:
+        """`work` in one explicit write transaction, retried on deadlocks and other transient
+        errors (not on a transaction over the server's memory limit) for WRITE_RETRY_TIME."""
+        deadline = time.monotonic() + WRITE_RETRY_TIME
+        delay = 0.05
+        while True:
+            try:
+                with session.begin_transaction() as tx:
+                    result = work(tx)
+                    tx.commit()
+                return result
+            except nex.TransientError as err:
+                if _over_memory(err) or time.monotonic() + delay > deadline:
+                    raise
+                time.sleep(delay)
+                delay = min(delay * 2, 1.0)
+
+    def _run_parts(self, tx: neo4j.Transaction, parts: Iterable[Part]) -> None:
+        for part in parts:
+            record = tx.run(part.text, rows=part.rows).single()
+            written = int(record["written"]) if record else 0
+            if part.expect is not None and written != part.expect:
+                raise StoreUnavailableError(
+                    f"Neo4j at {self.uri} wrote {written} of {part.expect} {part.what}: endpoints "
                     "vanished during the save (another process writing the same database?)",
                     "run the build again")
 
-    def _delete_stale(self, session: neo4j.Session, graph: KnowledgeGraph) -> None:
-        """Delete what the new graph no longer has: relationships first (by type, with duplicates),
+    def _parts(self, plan: Plan, *, create: bool) -> tuple[list[Part], list[Part]]:
+        """Statement parts of the upserts: nodes, then relationships (CREATE-grouped by source for
+        a save into an empty database, MERGE otherwise)."""
+        size = self.batch_size
+        nodes = [Part(render("create_nodes" if create else "merge_nodes", label=label), batch,
+                      f"{label} nodes", len(batch))
+                 for label in NODE_LABELS for batch in _batches(plan.nodes.get(label, []), size)]
+        edges: list[Part] = []
+        for (etype, slabel, tlabel), rows in sorted(plan.edges.items()):
+            if create:
+                text = render("create_edges", type=etype, source_label=slabel, target_label=tlabel)
+                edges += [Part(text, batch, f"{etype} relationships", sum(len(g["rels"]) for g in batch))
+                          for batch in _grouped_by_source(rows, size)]
+            else:
+                text = render("merge_edges", type=etype, source_label=slabel, target_label=tlabel)
+                edges += [Part(text, batch, f"{etype} relationships", len(batch))
+                          for batch in _batches(rows, size)]
+        return nodes, edges
+
+    def _deletions(self, plan: Plan) -> list[Part]:
+        parts = [Part(render("delete_edges", type=etype, source_label=slabel, target_label=tlabel),
+                      batch, f"stale {etype} relationships", None)
+                 for (etype, slabel, tlabel), rows in sorted(plan.deleted_edges.items())
+                 for batch in _batches(rows, self.batch_size)]
+        parts += [Part(render("delete_nodes", label=label), [{"id": i} for i in batch],
+                       f"stale {label} nodes", None)
+                  for label in NODE_LABELS for batch in _batches(plan.deleted_nodes.get(label, []),
+                                                                 self.batch_size)]
+        return parts
+
+    def _marker(self, tx: neo4j.Transaction, name: str, generation: str) -> None:
+        params = {"generation": generation, "owner": self._lease_owner,
+                  "holder": f"{socket.gethostname()} pid {os.getpid()}"}
+        record = tx.run(statement(name), params).single()
+        if name == "meta_complete" and (self._lease_lost or not record or not record["done"]):
+            raise StoreUnavailableError(
+                f"this build lost its lease on Neo4j at {self.uri} (it stalled longer than "
+                f"{self.lease_ttl:g} s) and another build may have written since",
+                "run the build again")
+
+    def _apply_change(self, session: neo4j.Session, plan: Plan, generation: str) -> None:
+        """A delta on the generation it was made from: one transaction when small (readers see the
+        old graph or the new), else marked batches."""
+        papers = sorted(plan.papers)
+        before_entities, before_collections = self._neighbours(session, papers)
+        renamed = self._renamed(session, plan.entities)
+        if renamed:
+            extra = session.execute_read(
+                lambda tx: tx.run(statement("entity_dependents"), ids=renamed).single(strict=True))
+            before_entities |= set(extra["entities"])
+            before_collections |= set(extra["collections"])
+        nodes, edges = self._parts(plan, create=False)
+        parts = [*nodes, *edges, *self._deletions(plan)]
+
+        def touched(tx: neo4j.Transaction) -> tuple[list[str], list[str]]:
+            after_entities, after_collections = self._neighbours(tx, papers)
+            return (sorted(before_entities | after_entities | set(renamed) | plan.gone),
+                    sorted(before_collections | after_collections | plan.gone))
+
+        if plan.size <= ATOMIC_ROWS:
+            def work(tx: neo4j.Transaction) -> None:
+                self._run_parts(tx, parts)
+                entities, collections = touched(tx)
+                self._figures(tx, entities, collections)
+                self._marker(tx, "meta_complete", generation)
+
+            self._write(session, work)
+            return
+        self._write(session, lambda tx: self._marker(tx, "meta_writing", generation))
+        for batch in _pack(parts, self.batch_size):
+            self._write(session, lambda tx, b=batch: self._run_parts(tx, b))
+        entities, collections = self._write(session, touched)
+        self._figures_batched(session, entities, collections, generation)
+
+    def _neighbours(self, runner: Any, papers: list[str]) -> tuple[set[str], set[str]]:
+        """The entities and collections of these papers (through a session or inside a transaction)."""
+        entities: set[str] = set()
+        collections: set[str] = set()
+        for batch in _batches(papers, self.batch_size):
+            for name, found in (("paper_entities", entities), ("paper_collections", collections)):
+                found.update(runner.run(statement(name), ids=batch).single(strict=True)["ids"])
+        return entities, collections
+
+    def _renamed(self, session: neo4j.Session, entities: Mapping[str, tuple[Any, Any]]) -> list[str]:
+        """Entities of the delta whose stored name or type differs from the new one."""
+        renamed = []
+        for batch in _batches(sorted(entities), self.batch_size):
+            rows = session.run(statement("entity_names"), ids=batch).single(strict=True)["rows"]
+            renamed += [eid for eid, name, etype in rows if entities[eid] != (name, etype)]
+        return renamed
+
+    def _figures(self, tx: neo4j.Transaction, entities: Sequence[str], collections: Sequence[str]) -> None:
+        """Recompute (inside `tx`) the figures of these entities and collections."""
+        for batch in _batches([*entities, *collections], self.batch_size):
+            tx.run(statement("figures_delete"), ids=batch).consume()
+        for batch in _batches(list(entities), FIGURE_BATCH):
+            tx.run(statement("figures_co"), ids=batch, limit=FIGURE_LIMIT).consume()
+        for batch in _batches(list(collections), FIGURE_BATCH):
+            tx.run(statement("figures_intro"), ids=batch, limit=FIGURE_LIMIT).consume()
+
+    def _figures_batched(self, session: neo4j.Session, entities: Sequence[str],
+                         collections: Sequence[str], generation: str) -> None:
+        """`_figures` a transaction per FIGURE_BATCH, the marker completed with the last one."""
+        batches = [(b, []) for b in _batches(list(entities), FIGURE_BATCH)]
+        batches += [([], b) for b in _batches(list(collections), FIGURE_BATCH)]
+        if not batches:
+            self._write(session, lambda tx: self._marker(tx, "meta_complete", generation))
+        for i, (ents, colls) in enumerate(batches):
+            def work(tx: neo4j.Transaction, ents: list[str] = ents, colls: list[str] = colls,
+                     last: bool = i == len(batches) - 1) -> None:
+                self._figures(tx, ents, colls)
+                if last:
+                    self._marker(tx, "meta_complete", generation)
+
+            self._write(session, work)
+
+    def _apply_full(self, session: neo4j.Session, plan: Plan, generation: str) -> None:
+        """Every node and relationship of the graph, then nothing else: CREATE into a database with
+        no paperkg node, else MERGE and delete the stale; then every figure, then the marker."""
+        counts = session.execute_read(self._count_all)
+        empty = not any(counts["nodes"].values()) and not any(counts["edges"].values())
+        self._write(session, lambda tx: self._marker(tx, "meta_writing", generation))
+        nodes, edges = self._parts(plan, create=empty)
+        for batch in _pack(nodes, self.batch_size):
+            self._write(session, lambda tx, b=batch: self._run_parts(tx, b))
+        if empty:
+            self._concurrently(edges)
+        else:
+            for batch in _pack(edges, self.batch_size):
+                self._write(session, lambda tx, b=batch: self._run_parts(tx, b))
+            self._delete_stale(session, plan, counts_after=session.execute_read(self._count_all))
+        while self._write(session, lambda tx: tx.run(statement("figures_clear"), limit=self.batch_size)
+                          .single(strict=True)["deleted"]):
+            pass
+        ids = [r["id"] for r in session.execute_read(lambda tx: list(tx.run(statement("figured_ids"))))]
+        entities = [i for i in ids if not i.startswith("collection:")]
+        collections = [i for i in ids if i.startswith("collection:")]
+        self._figures_batched(session, entities, collections, generation)
+
+    def _concurrently(self, parts: list[Part]) -> None:
+        """Relationship parts on `workers` sessions at once, a transaction each. Parts never share
+        a source node (`_grouped_by_source`), so they only wait for each other on targets."""
+        if self.workers == 1 or len(parts) < 2:
+            with self._session() as session:
+                for part in parts:
+                    self._write(session, lambda tx, p=part: self._run_parts(tx, [p]))
+            return
+        todo = iter(parts)
+        lock = threading.Lock()
+
+        def worker() -> None:
+            with self._session() as session:
+                while True:
+                    with lock:
+                        part = next(todo, None)
+                    if part is None:
+                        return
+                    self._write(session, lambda tx, p=part: self._run_parts(tx, [p]))
+
+        with concurrent.futures.ThreadPoolExecutor(self.workers, thread_name_prefix="paperkg-save") as pool:
+            for future in [pool.submit(worker) for _ in range(self.workers)]:
+                future.result()
+
+    def _delete_stale(self, session: neo4j.Session, plan: Plan, counts_after: dict[str, dict[str, int]]
+                      ) -> None:
+        """Delete what the new graph does not have: relationships first (by type, with duplicates),
         then nodes (by label), found by reading the stored keys and comparing in Python.
 
         Fast path, exact: after the upserts every wanted node and relationship exists at least once,
         so a type (or label) whose stored count equals the graph's count holds nothing else, and its
         keys need not be read. Only types and labels that shrank (or hold strays) are scanned."""
-        stored = session.execute_read(self._count_all)
-        wanted = graph_stats(graph)
-        wanted_edges = set(graph.edges)
+        wanted = plan.wanted_counts
         for etype in EDGE_TYPES:
-            if stored["edges"][etype] == wanted["edges"][etype]:
+            if counts_after["edges"][etype] == wanted["edges"][etype]:
                 continue
             text = render("edge_keys", type=etype)
             stale: list[str] = []
@@ -616,27 +1016,28 @@ class Neo4jStore:
                 if slabel and tlabel and record["source"] is not None and record["target"] is not None:
                     key = Edge(etype, node_key(slabel, record["source"]),
                                node_key(tlabel, record["target"])).id
-                if key is None or key not in wanted_edges or key in seen:
+                if key is None or key not in plan.wanted_edges or key in seen:
                     stale.append(record["element_id"])
                 else:
                     seen.add(key)
-            self._delete(session, "delete_edges", stale)
-        wanted_nodes = set(graph.nodes)
+            self._delete_elements(session, stale)
         for label in NODE_LABELS:
-            if stored["nodes"][label] == wanted["nodes"][label]:
+            if counts_after["nodes"][label] == wanted["nodes"][label]:
                 continue
             text = render("node_ids", label=label)
-            stale = [
+            stale_ids = [
                 record["element_id"]
                 for record in session.execute_read(lambda tx, text=text: list(tx.run(text)))
-                if record["id"] is None or node_key(label, record["id"]) not in wanted_nodes
+                if record["id"] is None or node_key(label, record["id"]) not in plan.wanted_nodes
             ]
-            self._delete(session, "delete_nodes", stale)
+            for batch in _batches(stale_ids, self.batch_size):
+                self._write(session, lambda tx, b=batch: tx.run(statement("delete_node_elements"),
+                                                                element_ids=b).consume())
 
-    def _delete(self, session: neo4j.Session, name: str, element_ids: list[str]) -> None:
-        text = statement(name)
+    def _delete_elements(self, session: neo4j.Session, element_ids: list[str]) -> None:
         for batch in _batches(element_ids, self.batch_size):
-            session.execute_write(lambda tx, batch=batch: tx.run(text, element_ids=batch).consume())
+            self._write(session, lambda tx, b=batch: tx.run(statement("delete_elements"),
+                                                            element_ids=b).consume())
 
     # ---- read ---------------------------------------------------------------------------------
 
@@ -654,8 +1055,8 @@ class Neo4jStore:
         return self._read(self._count_all, "counting the graph")
 
     def export(self) -> KnowledgeGraph:
-        """The stored graph as the `KnowledgeGraph` that was saved (internal `source_json` dropped),
-        nodes in key order and edges in id order like a fresh build."""
+        """The stored graph as the `KnowledgeGraph` that was saved (Papers' `caption` and an older
+        paperkg's `source_json` dropped), nodes in key order and edges in id order like a fresh build."""
 
         def work(tx: neo4j.ManagedTransaction) -> KnowledgeGraph:
             nodes: list[Node] = []
@@ -663,6 +1064,8 @@ class Neo4jStore:
                 for record in tx.run(render("export_nodes", label=label)):
                     props = {k: v for k, v in record["props"].items()
                              if k not in HIDDEN_NODE_PROPS and v is not None}
+                    if label == "Paper":
+                        props.pop("caption", None)
                     nodes.append(Node(label, record["id"], props))
             edges: list[Edge] = []
             for etype in EDGE_TYPES:
@@ -709,10 +1112,14 @@ class Neo4jStore:
         catalog relies on are online (`ensure_ready`)."""
         limit = self.query_timeout if timeout is None else timeout
         params = check_params(params)
-        self.ensure_ready()
-        with self._errors("running a query"), self._session(neo4j.READ_ACCESS) as session, \
-                map_query_error(limit):
-            return session.execute_read(_rows_of(cypher, params, limit))
+
+        def call() -> list[dict[str, Any]]:
+            self.ensure_ready()
+            with self._errors("running a query"), self._session(neo4j.READ_ACCESS) as session, \
+                    map_query_error(limit):
+                return session.execute_read(_rows_of(cypher, params, limit))
+
+        return self._bounded(call, limit + DEADLINE_GRACE, "running a query")
 
     def run_catalog(self, cypher: str, params: Mapping[str, Any] | None = None, *,
                     timeout: float | None = None) -> list[dict[str, Any]]:
@@ -745,17 +1152,21 @@ class Neo4jStore:
                      ) -> list[dict[str, Any]]:
         limit = self.query_timeout if timeout is None else timeout
         params = check_params(params)
-        self.ensure_ready()
-        with self._errors("running a query"), self._session(neo4j.READ_ACCESS) as session, \
-                map_query_error(limit):
-            columns = self._columns.get(cypher)
-            if columns is None:
-                columns = session.execute_read(_columns_of(cypher, params, limit))
-                self._columns[cypher] = columns
-            wrapped = (f"CALL {{\n{cypher.strip()}\n}}\n"
-                       f"RETURN collect([{', '.join(_quoted(c) for c in columns)}]) AS rows")
-            collected = session.execute_read(_rows_of(wrapped, params, limit))
-        return [dict(zip(columns, values, strict=True)) for values in collected[0]["rows"]]
+
+        def call() -> list[dict[str, Any]]:
+            self.ensure_ready()
+            with self._errors("running a query"), self._session(neo4j.READ_ACCESS) as session, \
+                    map_query_error(limit):
+                columns = self._columns.get(cypher)
+                if columns is None:
+                    columns = session.execute_read(_columns_of(cypher, params, limit))
+                    self._columns[cypher] = columns
+                wrapped = (f"CALL {{\n{cypher.strip()}\n}}\n"
+                           f"RETURN collect([{', '.join(_quoted(c) for c in columns)}]) AS rows")
+                collected = session.execute_read(_rows_of(wrapped, params, limit))
+            return [dict(zip(columns, values, strict=True)) for values in collected[0]["rows"]]
+
+        return self._bounded(call, limit + DEADLINE_GRACE, "running a query")
 
     def run_user_cypher(self, text: str, params: Mapping[str, Any] | None = None, *,
                         timeout: float | None = None) -> list[dict[str, Any]]:
@@ -764,10 +1175,24 @@ class Neo4jStore:
         limit = self.query_timeout if timeout is None else timeout
         params = check_params(params)
         scan(text)  # before connecting: a refusal needs no server
-        with self._errors("running a query"), self._session(neo4j.READ_ACCESS) as session:
-            check_read_only(session, text, params)
-            with map_query_error(limit):
-                return session.execute_read(_rows_of(text, params, limit))
+
+        def call() -> list[dict[str, Any]]:
+            with self._errors("running a query"), self._session(neo4j.READ_ACCESS) as session:
+                check_read_only(session, text, params)
+                with map_query_error(limit):
+                    return session.execute_read(_rows_of(text, params, limit))
+
+        return self._bounded(call, limit + DEADLINE_GRACE, "running a query")
+
+
+def _over_memory(err: BaseException) -> bool:
+    """Whether `err` is Neo4j refusing a transaction over `db.memory.transaction.max` (a transient
+    error code, but retrying the same work cannot succeed)."""
+    return isinstance(err, nex.Neo4jError) and "MemoryPoolOutOfMemoryError" in (err.code or "")
+
+
+def _warn(message: str) -> None:
+    warnings.warn(message, stacklevel=3)
 
 
 def _missing_index(err: BaseException) -> bool:
@@ -809,11 +1234,13 @@ def _rows_of(cypher: str, params: dict[str, Any], timeout: float
 
 @dataclass
 class Part:
-    """One statement with its rows (at most `batch_size`); `what` names them for error messages."""
+    """One statement with its rows (at most about `batch_size`); `what` names them for error
+    messages; `expect`: how many the statement must report written (None: no check, deletions)."""
 
     text: str
     rows: list[dict]
     what: str
+    expect: int | None = None
 
 
 def _pack(parts: list[Part], size: int) -> Iterator[list[Part]]:

@@ -12,6 +12,16 @@ CREATE CONSTRAINT paperkg_dataset_id IF NOT EXISTS FOR (n:Dataset) REQUIRE n.id 
 CREATE CONSTRAINT paperkg_benchmark_id IF NOT EXISTS FOR (n:Benchmark) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT paperkg_metric_id IF NOT EXISTS FOR (n:Metric) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT paperkg_task_id IF NOT EXISTS FOR (n:Task) REQUIRE n.id IS UNIQUE;
+// Every entity also has the label `Entity`; entity ids carry their type (`method:grpo`), so they are
+// unique across the entity labels too: one lookup by id whatever the type (the figures, a delta's
+// renamed entities).
+CREATE CONSTRAINT paperkg_entity_id IF NOT EXISTS FOR (n:Entity) REQUIRE n.id IS UNIQUE;
+// Internal nodes, never connected to the graph: the save marker and the build lease (`PaperkgMeta`,
+// ids 'graph' and 'lease': MERGE on a constrained id gives two builds starting at once one node),
+// and the precomputed figures of cooccurring/introduced_in (`PaperkgFigures`, one per entity or
+// collection, keyed by its id in `of`).
+CREATE CONSTRAINT paperkg_meta_id IF NOT EXISTS FOR (n:PaperkgMeta) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT paperkg_figures_of IF NOT EXISTS FOR (n:PaperkgFigures) REQUIRE n.of IS UNIQUE;
 // Entity lookup by name: `$key IN e.keys` cannot use a range index (Neo4j indexes no list elements
 // for equality), so every catalog query that takes an entity name scanned all entity nodes. A
 // full-text index does index each element of a LIST<STRING> property as its own value; the keyword

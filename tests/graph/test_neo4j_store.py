@@ -7,13 +7,17 @@ empty `neo4j` database (`MATCH (n) DETACH DELETE n`) instead of a database of it
 
 from __future__ import annotations
 
+import contextlib
 import io
+import itertools
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,7 +33,6 @@ from paperkg.graph.errors import BadInputError, QueryRefusedError, StoreUnavaila
 from paperkg.graph.graphml import write_graphml
 from paperkg.graph.model import EDGE_TYPES, ENTITY_LABELS, NODE_LABELS, Edge, KnowledgeGraph, Node, node_key
 from paperkg.graph.neo4j_store import (
-    FIGURE_PROPS,
     FULLTEXT_LISTS,
     MAX_TERM_BYTES,
     Neo4jStore,
@@ -40,7 +43,7 @@ from paperkg.graph.neo4j_store import (
     source_json,
 )
 from paperkg.graph.records import Extraction, Mention, PaperInput, RelationMention
-from paperkg.graph.store import GraphStore, empty_stats, graph_stats
+from paperkg.graph.store import GraphDelta, GraphStore, empty_stats, graph_stats
 
 pytestmark = pytest.mark.neo4j
 
@@ -142,14 +145,17 @@ def make_graph(variant: int = 0) -> tuple[Corpus, KnowledgeGraph]:
 
 
 def counts(driver: neo4j.Driver) -> tuple[int, int]:
+    """Nodes and relationships of the graph (the store's internal nodes, unconnected, not counted)."""
     records = driver.execute_query(
-        "MATCH (n) WITH count(n) AS nodes MATCH ()-[r]->() RETURN nodes, count(r) AS rels").records
+        "MATCH (n) WHERE NOT n:PaperkgMeta AND NOT n:PaperkgFigures WITH count(n) AS nodes "
+        "MATCH ()-[r]->() RETURN nodes, count(r) AS rels").records
     return (records[0]["nodes"], records[0]["rels"]) if records else (0, 0)
 
 
 def duplicates(driver: neo4j.Driver) -> int:
     node_dups = driver.execute_query(
-        "MATCH (n) WITH labels(n) AS l, n.id AS id, count(*) AS c WHERE c > 1 RETURN count(*) AS d"
+        "MATCH (n) WITH labels(n) AS l, coalesce(n.id, n.of) AS id, count(*) AS c WHERE c > 1 "
+        "RETURN count(*) AS d"
     ).records[0]["d"]
     rel_dups = driver.execute_query(
         "MATCH (a)-[r]->(b) WITH a, b, type(r) AS t, count(*) AS c WHERE c > 1 RETURN count(*) AS d"
@@ -164,12 +170,33 @@ def assert_stored(store: Neo4jStore, graph: KnowledgeGraph) -> None:
     assert exported.edges == graph.edges
 
 
+INTERNAL = ("PaperkgMeta", "PaperkgFigures")
+
+
+def assert_domain_only(driver: neo4j.Driver) -> None:
+    """What a Neo4j user browsing the graph sees: every entity also labelled Entity, Papers with a
+    caption, no store internals on domain nodes, internal nodes connected to nothing."""
+    records = driver.execute_query(
+        "MATCH (n) WHERE NOT n:PaperkgMeta AND NOT n:PaperkgFigures "
+        "RETURN labels(n) AS labels, properties(n) AS props").records
+    for record in records:
+        labels, props = set(record["labels"]), record["props"]
+        if labels & set(ENTITY_LABELS):
+            assert "Entity" in labels, labels
+        if "Paper" in labels:
+            assert props["caption"] == (props.get("title") or props["id"])
+        assert not any(k.startswith("_") or k == "source_json" for k in props), props
+    loose = driver.execute_query(
+        "MATCH (n)--() WHERE n:PaperkgMeta OR n:PaperkgFigures RETURN count(*) AS c").records
+    assert loose[0]["c"] == 0
+
+
 # ---- statements -------------------------------------------------------------------------------
 
 
 def test_schema_has_a_constraint_for_every_label_and_the_fulltext_indexes() -> None:
     statements = schema_statements()
-    assert len(statements) == len(NODE_LABELS) + 2 + len(ENTITY_LABELS)
+    assert len(statements) == len(NODE_LABELS) + 3 + 2 + len(ENTITY_LABELS)
     for label in NODE_LABELS:
         assert any(f"(n:{label})" in s and "REQUIRE n.id IS UNIQUE" in s and "IF NOT EXISTS" in s
                    for s in statements)
@@ -178,6 +205,7 @@ def test_schema_has_a_constraint_for_every_label_and_the_fulltext_indexes() -> N
     assert any(f"(n:{'|'.join(ENTITY_LABELS)}) ON EACH [n.keys]" in s for s in fulltext)
     assert any("(n:Paper) ON EACH [n.ids]" in s for s in fulltext)
     assert schema_index_names() == {*(f"paperkg_{label.lower()}_id" for label in NODE_LABELS),
+                                    "paperkg_entity_id", "paperkg_meta_id", "paperkg_figures_of",
                                     "paperkg_entity_keys", "paperkg_paper_ids",
                                     *(f"paperkg_{label.lower()}_paper_count" for label in ENTITY_LABELS)}
     for label in ENTITY_LABELS:      # top_entities reads each entity label's paper_count in order
@@ -293,7 +321,7 @@ def test_interrupted_save_then_resave_is_exact(store: Neo4jStore, driver: neo4j.
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     store.save(*make_graph(0))
     corpus, graph = make_graph(1)
-    real = Neo4jStore._write_batch
+    real = Neo4jStore._run_parts
     calls = {"n": 0}
 
     def failing(self: Neo4jStore, *args: Any, **kwargs: Any) -> None:
@@ -302,11 +330,12 @@ def test_interrupted_save_then_resave_is_exact(store: Neo4jStore, driver: neo4j.
             raise KeyboardInterrupt("interrupted mid-save")
         real(self, *args, **kwargs)
 
-    monkeypatch.setattr(Neo4jStore, "_write_batch", failing)
+    monkeypatch.setattr(Neo4jStore, "_run_parts", failing)
     with pytest.raises(KeyboardInterrupt):
         store.save(corpus, graph)
-    monkeypatch.setattr(Neo4jStore, "_write_batch", real)
+    monkeypatch.setattr(Neo4jStore, "_run_parts", real)
     assert store.export() != graph  # really half-done
+    assert store.build_status()["state"] == "interrupted" and store.synced_generation() is None
     store.save(corpus, graph)
     assert_stored(store, graph)
     assert duplicates(driver) == 0
@@ -347,12 +376,13 @@ def test_killed_save_then_resave_is_exact(neo4j_uri: str, store: Neo4jStore, dri
     assert duplicates(driver) == 0
 
 
-def big_graph(papers: int = 600, methods: int = 150) -> tuple[Corpus, KnowledgeGraph]:
-    """A few thousand elements, so a save takes long enough to be killed midway."""
+def big_graph(papers: int = 600, methods: int = 150, prefix: str = "b") -> tuple[Corpus, KnowledgeGraph]:
+    """A few thousand elements, so a save takes long enough to be killed midway; `prefix` names
+    the papers (two prefixes: two different graphs sharing entities)."""
     corpus = Corpus()
     g = KnowledgeGraph()
     for i in range(papers):
-        corpus.add(PaperInput(f"b{i:04d}", f"Synthetic abstract number {i}.", "big", i + 1))
+        corpus.add(PaperInput(f"{prefix}{i:04d}", f"Synthetic abstract {prefix} number {i}.", "big", i + 1))
     for entry in corpus:
         g.add_node(Node("Paper", entry.id, {"id": entry.id, "abstract": entry.abstract, "ids": entry.ids}))
     for j in range(methods):
@@ -360,7 +390,7 @@ def big_graph(papers: int = 600, methods: int = 150) -> tuple[Corpus, KnowledgeG
         g.add_node(Node("Method", mid, {"id": mid, "name": f"M{j}", "paper_count": 1}))
     for i in range(papers):
         for k in range(3):
-            g.add_edge(Edge("MENTIONS", node_key("Paper", f"b{i:04d}"), f"method:m{(i + k) % methods}",
+            g.add_edge(Edge("MENTIONS", node_key("Paper", f"{prefix}{i:04d}"), f"method:m{(i + k) % methods}",
                             {"count": 1}))
     return corpus, g
 
@@ -743,17 +773,18 @@ def test_figures_are_exact_after_resave_and_after_removing_papers(store: Neo4jSt
     store.save(Corpus(), graph)
     _assert_figures_right(store, graph)
     assert_stored(store, graph)                       # export() and stats() hold no figures
-    stored = driver.execute_query("MATCH (n) RETURN n.id AS id, properties(n) AS p ORDER BY id").records
-    assert any(FIGURE_PROPS & set(r["p"]) for r in stored)
+    figures = "MATCH (f:PaperkgFigures) RETURN properties(f) AS p ORDER BY f.of"
+    stored = driver.execute_query(figures).records
+    assert stored and not driver.execute_query("MATCH (:PaperkgFigures)--() RETURN 1").records
     store.save(Corpus(), graph)
-    again = driver.execute_query("MATCH (n) RETURN n.id AS id, properties(n) AS p ORDER BY id").records
+    again = driver.execute_query(figures).records
     assert [dict(r) for r in again] == [dict(r) for r in stored]
     papers = sorted(k for k, n in graph.nodes.items() if n.label == "Paper")
     smaller = _without_papers(graph, set(papers[::2]))
     store.save(Corpus(), smaller)
     _assert_figures_right(store, smaller)
     assert_stored(store, smaller)
-    assert "_co_ids" not in store.run_read("MATCH (e:Method) RETURN e LIMIT 1")[0]["e"]
+    assert_domain_only(driver)
 
 
 def test_figures_keep_the_top_overall_and_of_each_type(store: Neo4jStore,
@@ -765,15 +796,16 @@ def test_figures_keep_the_top_overall_and_of_each_type(store: Neo4jStore,
 
     monkeypatch.setattr(neo4j_store, "FIGURE_LIMIT", 2)
     graph = random_graph(8, papers=40, entities=30, per_paper=6)
-    assert max(len(v.get("_co_ids", [])) for v in neo4j_store.figures(graph).values()) <= 2 * 7
     store.save(Corpus(), graph)
+    longest = "MATCH (f:PaperkgFigures) RETURN max(size(f.co_ids)) AS n"
+    assert store.run_read(longest)[0]["n"] <= 2 * len(ENTITY_LABELS)
     for limit in (1, 2):
         _assert_figures_right(store, graph, limit)
 
 
-def test_figure_property_names_are_reserved(store: Neo4jStore) -> None:
+def test_the_corpus_property_name_is_reserved(store: Neo4jStore) -> None:
     corpus, graph = make_graph()
-    graph.nodes["method:grpo"].props["_co_ids"] = ["x"]
+    graph.nodes["method:grpo"].props["source_json"] = "x"
     with pytest.raises(ValueError, match="reserved"):
         store.save(corpus, graph)
 
@@ -790,3 +822,271 @@ def test_catalog_timeout_is_a_503_store_error(store: Neo4jStore) -> None:
     assert isinstance(err, StoreUnavailableError) and not isinstance(err, BadInputError)
     assert err.retry_after     # 503 with Retry-After, exit 69: tests/api/test_error_maps.py
     assert "time limit" in err.message and "retry" in (err.hint or "") and "narrow" in (err.hint or "")
+
+
+# ---- Neo4j users' conventions ---------------------------------------------------------------------
+
+
+def test_domain_nodes_carry_domain_properties_only(store: Neo4jStore, driver: neo4j.Driver) -> None:
+    from tests.queries.graphs import random_graph
+
+    corpus, graph = make_graph()
+    store.save_graph(graph)
+    assert_domain_only(driver)
+    entities = driver.execute_query("MATCH (e:Entity) RETURN count(e) AS c").records[0]["c"]
+    assert entities == sum(1 for n in graph.nodes.values() if n.label in ENTITY_LABELS)
+    captions = {r["id"]: r["caption"] for r in driver.execute_query(
+        "MATCH (p:Paper) RETURN p.id AS id, p.caption AS caption").records}
+    assert captions == {"p1": "Paper 0", "p2": "Paper 1", "p3": "Paper 2"}
+    store.save(Corpus(), random_graph(3, papers=30, entities=20, per_paper=4))  # figures too
+    assert_domain_only(driver)
+    assert driver.execute_query("MATCH (f:PaperkgFigures) RETURN count(f) AS c").records[0]["c"] > 0
+
+
+# ---- deltas ---------------------------------------------------------------------------------------
+
+
+def delta_between(old: KnowledgeGraph, new: KnowledgeGraph, base: str | None, generation: str
+                  ) -> GraphDelta:
+    """The change from `old` to `new` as the build state hands it over (graph/state.py)."""
+    return GraphDelta(
+        nodes=[n for k, n in new.nodes.items() if old.nodes.get(k) != n],
+        edges=[e for k, e in new.edges.items() if old.edges.get(k) != e],
+        deleted_nodes=[Node(n.label, n.id) for k, n in old.nodes.items() if k not in new.nodes],
+        deleted_edges=[Edge(e.type, e.source, e.target) for k, e in old.edges.items() if k not in new.edges],
+        generation=generation, base=base)
+
+
+def _graph_sequence() -> list[KnowledgeGraph]:
+    """Random graphs that grow, change and shrink (papers added, re-extracted, removed, entities
+    renamed), each the previous one changed a little."""
+    from tests.queries.graphs import random_graph
+
+    full = random_graph(11, papers=60, entities=35, per_paper=5)
+    papers = sorted(k for k, n in full.nodes.items() if n.label == "Paper")
+    first = _without_papers(full, set(papers[40:]))
+    grown = full
+    renamed = KnowledgeGraph(dict(full.nodes), dict(full.edges))
+    some = next(k for k, n in full.nodes.items() if n.label == "Method")
+    node = renamed.nodes[some]
+    renamed.nodes[some] = Node(node.label, node.id, {**node.props, "name": "Renamed Method"})
+    shrunk = _without_papers(renamed, set(papers[::3]))
+    return [first, grown, renamed, shrunk]
+
+
+@pytest.mark.parametrize("atomic", [True, False])
+def test_deltas_give_the_graph_a_full_save_gives(store: Neo4jStore, driver: neo4j.Driver, atomic: bool,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each delta, applied on the generation it was made from, leaves exactly the new graph, its
+    figures exactly the embedded store's, and the generation recorded; in one transaction or (a
+    big delta) in marked batches."""
+    from paperkg.graph import neo4j_store
+
+    if not atomic:
+        monkeypatch.setattr(neo4j_store, "ATOMIC_ROWS", 0)
+    graphs = _graph_sequence()
+    store.save_graph(graphs[0], generation="g0")
+    assert store.synced_generation() == "g0"
+    for i, (old, new) in enumerate(itertools.pairwise(graphs), start=1):
+        store.apply(delta_between(old, new, f"g{i - 1}", f"g{i}"))
+        assert store.synced_generation() == f"g{i}"
+        assert store.build_status() == {"state": "complete", "generation": f"g{i}", "by": None}
+        assert_stored(store, new)
+        _assert_figures_right(store, new)
+        assert duplicates(driver) == 0
+    assert_domain_only(driver)
+
+
+def test_a_delta_writes_only_what_changed(store: Neo4jStore, driver: neo4j.Driver) -> None:
+    """Nodes and relationships the delta does not name are not rewritten (a mark set by hand on
+    them survives; `SET n = row.props` would drop it)."""
+    graphs = _graph_sequence()
+    store.save_graph(graphs[0], generation="g0")
+    delta = delta_between(graphs[0], graphs[1], "g0", "g1")
+    named = {n.id for n in delta.nodes}
+    driver.execute_query("MATCH (n) WHERE n.id IS NOT NULL SET n.mark = true")
+    driver.execute_query("MATCH ()-[r]->() SET r.mark = true")
+    store.apply(delta)
+    marked = {r["id"] for r in driver.execute_query(
+        "MATCH (n) WHERE n.mark AND n.id IS NOT NULL AND NOT n:PaperkgMeta RETURN n.id AS id").records}
+    unnamed = {n.id for n in graphs[1].nodes.values()} - named
+    assert unnamed and marked == unnamed
+    rewritten = driver.execute_query("MATCH ()-[r]->() WHERE r.mark IS NULL RETURN count(r) AS c").records
+    assert rewritten[0]["c"] == len(delta.edges)
+
+
+def test_a_delta_on_another_generation_is_refused(store: Neo4jStore) -> None:
+    graphs = _graph_sequence()
+    store.save_graph(graphs[0], generation="g0")
+    with pytest.raises(StoreUnavailableError, match="run the build again"):
+        store.apply(delta_between(graphs[0], graphs[1], "other", "g1"))
+    assert_stored(store, graphs[0])
+    # a first delta (from nothing) applies only to an empty database
+    with pytest.raises(StoreUnavailableError):
+        store.apply(delta_between(KnowledgeGraph(), graphs[1], None, "g1"))
+
+
+def test_a_first_delta_into_an_empty_database(store: Neo4jStore) -> None:
+    graph = _graph_sequence()[0]
+    store.apply(delta_between(KnowledgeGraph(), graph, None, "g1"))
+    assert store.synced_generation() == "g1"
+    assert_stored(store, graph)
+    _assert_figures_right(store, graph)
+
+
+# ---- concurrent builds, killed saves --------------------------------------------------------------
+
+
+SAVER = """
+import sys, time
+sys.path.insert(0, {root!r})
+from tests.graph.test_neo4j_store import big_graph
+from paperkg.graph.neo4j_store import Neo4jStore
+corpus, graph = big_graph(papers={papers}, prefix={prefix!r})
+store = Neo4jStore({uri!r}, batch_size={batch}, lease_ttl={ttl},
+                   on_wait=lambda m: print("waiting", m, flush=True))
+print("start", flush=True)
+store.save_graph(graph, generation={prefix!r})
+print("done", flush=True)
+"""
+
+
+def _saver(tmp_path: Path, uri: str, prefix: str, papers: int = 600, batch: int = 50,
+           ttl: float = 30.0) -> subprocess.Popen:
+    script = tmp_path / f"save-{prefix}.py"
+    script.write_text(SAVER.format(root=str(ROOT), papers=papers, prefix=prefix, uri=uri, batch=batch,
+                                   ttl=ttl))
+    return subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, cwd=ROOT,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def test_concurrent_builds_serialize(neo4j_uri: str, store: Neo4jStore, driver: neo4j.Driver,
+                                     tmp_path: Path) -> None:
+    """Two builds of different graphs (as from two --store directories) into one database at once:
+    one waits for the other, and the database ends holding exactly the graph of the one that wrote
+    last (no mixture, no orphans), marked complete with its generation."""
+    first, second = _saver(tmp_path, neo4j_uri, "a"), _saver(tmp_path, neo4j_uri, "b")
+    try:
+        outputs = [proc.communicate(timeout=300)[0] for proc in (first, second)]
+    finally:
+        for proc in (first, second):
+            proc.kill()
+    assert all(out.strip().endswith("done") for out in outputs), outputs
+    assert any("waiting another build is writing" in out for out in outputs), outputs
+    last = store.synced_generation()
+    assert last in ("a", "b")
+    assert_stored(store, big_graph(prefix=last)[1])
+    assert duplicates(driver) == 0
+
+
+def test_killed_build_shows_interrupted_and_the_next_repairs(neo4j_uri: str, store: Neo4jStore,
+                                                             driver: neo4j.Driver, tmp_path: Path) -> None:
+    """SIGKILL mid-save: readers see "interrupted" (not a complete graph), the lease expires, the
+    next build takes it after waiting and leaves exactly its graph."""
+    store.save_graph(big_graph(papers=50, prefix="old")[1], generation="old")
+    proc = _saver(tmp_path, neo4j_uri, "a", ttl=3.0)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "start"
+        deadline = time.monotonic() + 60
+        while store.build_status()["state"] != "writing" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.wait(30)
+    assert store.build_status()["state"] in ("writing", "interrupted")
+    assert store.synced_generation() is None
+    time.sleep(3.5)
+    assert store.build_status()["state"] == "interrupted"
+    waits: list[str] = []
+    with Neo4jStore(neo4j_uri, lease_ttl=3.0, on_wait=waits.append) as again:
+        again.save_graph(big_graph(prefix="b")[1], generation="b")
+    assert store.build_status()["state"] == "complete" and store.synced_generation() == "b"
+    assert_stored(store, big_graph(prefix="b")[1])
+    assert duplicates(driver) == 0
+
+
+def test_a_held_lease_makes_the_next_build_wait(neo4j_uri: str, store: Neo4jStore) -> None:
+    waits: list[str] = []
+    other = Neo4jStore(neo4j_uri, lease_ttl=2.0, on_wait=waits.append)
+    done = threading.Event()
+    with store.lease():
+        thread = threading.Thread(target=lambda: (other.save_graph(make_graph()[1]), done.set()))
+        thread.start()
+        time.sleep(1.5)
+        assert not done.is_set() and waits and "waiting" in waits[0]
+    thread.join(30)
+    assert done.is_set()
+    other.close()
+
+
+# ---- bounded failures ------------------------------------------------------------------------------
+
+
+def test_ping_reports_and_fails_fast(store: Neo4jStore) -> None:
+    assert store.ping()["state"] in ("none", "complete")
+    started = time.monotonic()
+    with pytest.raises(StoreUnavailableError):
+        Neo4jStore("bolt://127.0.0.1:1").ping()
+    assert time.monotonic() - started < 3
+
+
+class FreezableProxy:
+    """A TCP proxy to the engine that can stop forwarding (what a frozen server looks like to a
+    client: connections stay open, nothing answers)."""
+
+    def __init__(self, target: str) -> None:
+        host, port = target.rpartition("/")[2].split(":")
+        self.target = (host, int(port))
+        self.frozen = threading.Event()
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.uri = f"bolt://127.0.0.1:{self.listener.getsockname()[1]}"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(self.target)
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    def _pipe(self, a: socket.socket, b: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := a.recv(65536):
+                while self.frozen.is_set():
+                    time.sleep(0.05)
+                b.sendall(data)
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+def test_a_frozen_server_costs_a_request_its_timeout(neo4j_uri: str, store: Neo4jStore) -> None:
+    store.save(*make_graph())
+    proxy = FreezableProxy(neo4j_uri)
+    try:
+        with Neo4jStore(proxy.uri, query_timeout=1.0) as st:
+            assert st.run_catalog("MATCH (p:Paper) RETURN count(p) AS c")[0]["c"] == 3
+            proxy.frozen.set()
+            started = time.monotonic()
+            with pytest.raises(StoreUnavailableError, match="did not answer"):
+                st.run_catalog("MATCH (p:Paper) RETURN count(p) AS c")
+            assert time.monotonic() - started < 1.0 + 3
+            with pytest.raises(StoreUnavailableError):
+                st.ping()
+            assert time.monotonic() - started < 1.0 + 3 + 5
+            proxy.frozen.clear()
+    finally:
+        proxy.close()
+
+
+def test_a_query_over_the_transaction_memory_cap_says_so(store: Neo4jStore) -> None:
+    """The test engine caps transaction memory (db.memory.transaction.max) like a deployment should;
+    a query past it is refused with a message naming the limit, and the server keeps answering."""
+    with pytest.raises(BadInputError, match=r"db\.memory\.transaction\.max"):
+        store.run_user_cypher("UNWIND range(1, 20000000) AS i WITH collect(toString(i)) AS c "
+                              "RETURN size(c) AS n")
+    assert store.run_user_cypher("RETURN 1 AS one") == [{"one": 1}]

@@ -1,0 +1,5 @@
+// One batch of every figure node (a full save computes them all again).
+MATCH (f:PaperkgFigures)
+WITH f LIMIT $limit
+DELETE f
+RETURN count(*) AS deleted
