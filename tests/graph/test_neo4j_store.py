@@ -353,7 +353,7 @@ def test_killed_save_then_resave_is_exact(neo4j_uri: str, store: Neo4jStore, dri
         from paperkg.graph.neo4j_store import Neo4jStore
         corpus, graph = big_graph()
         print("start", flush=True)
-        Neo4jStore({neo4j_uri!r}, batch_size=20).save(corpus, graph)
+        Neo4jStore({neo4j_uri!r}, batch_size=20, lease_ttl=3.0).save(corpus, graph)
         print("done", flush=True)
     """))
     proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True,
@@ -830,7 +830,7 @@ def test_catalog_timeout_is_a_503_store_error(store: Neo4jStore) -> None:
 def test_domain_nodes_carry_domain_properties_only(store: Neo4jStore, driver: neo4j.Driver) -> None:
     from tests.queries.graphs import random_graph
 
-    corpus, graph = make_graph()
+    _, graph = make_graph()
     store.save_graph(graph)
     assert_domain_only(driver)
     entities = driver.execute_query("MATCH (e:Entity) RETURN count(e) AS c").records[0]["c"]
