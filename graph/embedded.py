@@ -12,14 +12,14 @@ import fcntl
 import os
 import pickle
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import networkx as nx
 
 from paperkg.graph.corpus import Corpus
 from paperkg.graph.errors import BadInputError, InputNotFoundError, StoreUnavailableError
-from paperkg.graph.model import KnowledgeGraph
+from paperkg.graph.model import KnowledgeGraph, node_key
 from paperkg.graph.store import graph_stats
 
 FORMAT = 1
@@ -27,13 +27,37 @@ DATA_FILE = "graph.pickle"
 LOCK_FILE = ".lock"
 
 
-def to_networkx(graph: KnowledgeGraph) -> nx.MultiDiGraph:
-    """The query view: grand-cypher reads labels and types from a `__labels__` set."""
-    g = nx.MultiDiGraph()
+# Bulky text the query view leaves out: no query but `paper` returns an abstract (it asks
+# `g.graph["abstract_of"]`), none returns a relation's evidence sentences (exports read the store).
+BULKY_NODE_PROPS = frozenset({"abstract"})
+BULKY_EDGE_PROPS = frozenset({"evidence"})
+
+
+def to_networkx(graph: KnowledgeGraph,
+                abstract_of: Callable[[str], str | None] | None = None) -> nx.MultiDiGraph:
+    """The query view: topology and small properties; grand-cypher reads labels and types from a
+    `__labels__` set.
+
+    Memory decides the shape (the served graph must fit at 1M abstracts): one `__labels__` set per
+    label, shared by every node or edge that carries it (a set each was a third of an edge's
+    size), edge keys are the edge type (unique: at most one edge of a type between two nodes) rather
+    than the long `edge_id` string, and the bulky text stays with the store: `abstract_of(paper id)`
+    (kept as `g.graph["abstract_of"]`) fetches an abstract when a query returns one; by default it
+    reads `graph`, for callers that hold the whole graph anyway."""
+    if abstract_of is None:
+        def abstract_of(pid: str) -> str | None:
+            node = graph.nodes.get(node_key("Paper", pid))
+            return node.props.get("abstract") if node else None
+
+    g = nx.MultiDiGraph(abstract_of=abstract_of)
+    labels: dict[str, set[str]] = {}
     for key, node in graph.nodes.items():
-        g.add_node(key, **node.props, __labels__={node.label})
-    for eid, edge in graph.edges.items():
-        g.add_edge(edge.source, edge.target, key=eid, **edge.props, __labels__={edge.type})
+        props = {k: v for k, v in node.props.items() if k not in BULKY_NODE_PROPS}
+        g.add_node(key, **props, __labels__=labels.setdefault(node.label, {node.label}))
+    for edge in graph.edges.values():
+        props = {k: v for k, v in edge.props.items() if k not in BULKY_EDGE_PROPS}
+        g.add_edge(edge.source, edge.target, key=edge.type, **props,
+                   __labels__=labels.setdefault(edge.type, {edge.type}))
     return g
 
 

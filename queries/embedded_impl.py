@@ -570,6 +570,15 @@ def _via(g: nx.MultiDiGraph, u: str, v: str) -> str:
     return min(options)
 
 
+def _abstract(ix: Index, props: dict[str, Any]) -> str | None:
+    """The abstract is bulky text the served view leaves with the store (`graph.embedded.to_networkx`
+    puts the lookup in `g.graph["abstract_of"]`); a view that keeps it has it in the node."""
+    if "abstract" in props:
+        return props["abstract"]
+    lookup = ix.g.graph.get("abstract_of")
+    return lookup(props["id"]) if lookup else None
+
+
 def paper(ix: Index, params: dict[str, Any]) -> list[Row]:
     pid = params["id"]
     node = node_key("Paper", pid)
@@ -602,7 +611,7 @@ def paper(ix: Index, params: dict[str, Any]) -> list[Row]:
     return [{"id": p["id"], "ids": list(p.get("ids") or [p["id"]]), "title": p.get("title"),
              "year": p.get("year"), "authors": list(p.get("authors") or []), "url": p.get("url"),
              "doi": p.get("doi"), "categories": list(p.get("categories") or []),
-             "abstract": p.get("abstract"), "sentence_starts": list(p.get("sentence_starts") or []),
+             "abstract": _abstract(ix, p), "sentence_starts": list(p.get("sentence_starts") or []),
              "collections": collections,
              "entities": [row for _, row in entities]}]
 

@@ -119,3 +119,28 @@ def test_papers_mentioning_a_name_are_the_papers_whose_text_names_it(
     mentioning = {graph.nodes[e.source].id for e in graph.edges.values()
                   if e.type == "MENTIONS" and e.target in entities}
     assert named and mentioning == named
+
+
+def test_query_view_keeps_bulky_text_with_the_store_and_shares_label_sets() -> None:
+    """The served networkx view: no abstracts or evidence in it (fetched when a query returns them),
+    one `__labels__` set per label, edges keyed by their type."""
+    from paperkg.graph.embedded import to_networkx
+    from paperkg.graph.model import Edge, KnowledgeGraph, Node
+
+    kg = KnowledgeGraph()
+    kg.add_node(Node("Paper", "p1", {"id": "p1", "abstract": "We use GRPO."}))
+    kg.add_node(Node("Paper", "p2", {"id": "p2", "abstract": "GRPO again."}))
+    kg.add_node(Node("Method", "method:grpo", {"id": "method:grpo", "name": "GRPO"}))
+    kg.add_node(Node("Method", "method:ppo", {"id": "method:ppo", "name": "PPO"}))
+    kg.add_edge(Edge("MENTIONS", "paper:p1", "method:grpo", {"count": 1}))
+    kg.add_edge(Edge("MENTIONS", "paper:p2", "method:grpo", {"count": 1}))
+    kg.add_edge(Edge("COMPARED_WITH", "method:grpo", "method:ppo", {"support": 1, "evidence": ["long"]}))
+    asked: list[str] = []
+    g = to_networkx(kg, abstract_of=lambda pid: asked.append(pid) or f"abstract of {pid}")
+    assert "abstract" not in g.nodes["paper:p1"]
+    assert "evidence" not in g.edges["method:grpo", "method:ppo", "COMPARED_WITH"]
+    assert g.graph["abstract_of"]("p2") == "abstract of p2" and asked == ["p2"]
+    assert g.nodes["paper:p1"]["__labels__"] is g.nodes["paper:p2"]["__labels__"] == {"Paper"}
+    assert (g.edges["paper:p1", "method:grpo", "MENTIONS"]["__labels__"]
+            is g.edges["paper:p2", "method:grpo", "MENTIONS"]["__labels__"])
+    assert to_networkx(kg).graph["abstract_of"]("p1") == "We use GRPO."   # default: from the graph
