@@ -67,7 +67,7 @@ def payloads(url: str) -> list[str]:
     ]
 
     def unicode_first(text: str) -> str:     # the parser decodes \\uXXXX before lexing
-        return "\\u%04x" % ord(text[0]) + text[1:]
+        return f"\\u{ord(text[0]):04x}" + text[1:]
 
     disguises = [
         lambda t: t,
