@@ -51,7 +51,7 @@ class Settings(BaseSettings):
     cypher_workers: int = Field(2, ge=1, le=64, description="User Cypher queries run at once; more get 503.")
     max_answer_rows: int = Field(10_000, ge=1, description="Rows of user Cypher beyond this are cut "
                                  "(`truncated: true`).")
-    max_answer_bytes: int = Field(16 * 1024 * 1024, ge=1024, description=(
+    max_answer_bytes: int = Field(16 * 1024 * 1024, ge=100, description=(
         "JSON bytes of an answer beyond this are cut (`truncated: true`); one row larger is a 422."))
 
     @field_validator("cors_origins", "allowed_hosts", mode="before")

@@ -162,3 +162,16 @@ def test_input_problems_are_summarised_and_control_characters_escaped(tmp_path: 
     assert "and 30 error(s) more" in out.stderr or "30 error(s)" in out.stderr
     assert "\x1b" not in out.stderr and "\\x1b" in out.stderr
     assert not any(line.startswith("forged") for line in lines)
+
+
+def test_catalog_answers_are_held_to_the_byte_budget(small_store: EmbeddedStore) -> None:
+    import json
+
+    params = {"q": "o", "limit": 100}
+    with _client(small_store) as client:
+        full = client.get("/queries/entity_search", params=params).json()
+        assert full["truncated"] is False and len(json.dumps(full["rows"])) > 200
+    with _client(small_store, max_answer_bytes=200) as client:
+        cut = client.get("/queries/entity_search", params=params).json()
+        assert cut["truncated"] is True and cut["rows"] == full["rows"][:len(cut["rows"])]
+        assert cut["rows"] and len(json.dumps(cut["rows"])) <= 200
