@@ -1,0 +1,200 @@
+"""Learned mention scorer: one softmax regression decides, for every candidate span, whether it is an
+entity and of which type, with a probability.
+
+Candidates are what the rules proposed (acronyms, model names, gazetteer hits, introduced phrases,
+name shapes: `doc.spans["paperkg_cands"]`) together with every prefix and suffix of every
+stop-word-delimited chunk. Each candidate's features are its words, head, shape and neighbours
+(`span_features`), which rules proposed it and with which label, where it sits in its chunk and how
+often the abstract repeats it. Rules alone rank sources by hand; the scorer learns from gold how much
+each source and shape is worth, so a threshold on its probability trades recall for precision, and
+that probability is the mention's confidence.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy
+from spacy.tokens import Doc, Span
+
+from paperkg.extract import factories as F
+
+LABELS_O = "O"
+MAX_TOKENS = 10
+
+
+class SparseSoftmax:
+    """Multinomial logistic regression over sparse binary features (weights: feature -> row)."""
+
+    def __init__(self, labels: list[str], weights: dict[str, list[float]], bias: list[float] | None = None,
+                 calibration: dict | None = None) -> None:
+        self.labels = labels
+        self.weights = weights
+        self.calibration = calibration or {}
+        self._rows = {f: i for i, f in enumerate(weights)}
+        self._matrix = numpy.array([*weights.values(), [0.0] * len(labels)], dtype=numpy.float64)
+
+    @classmethod
+    def from_disk(cls, path: str | Path) -> SparseSoftmax:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+        return cls(data["labels"], data["weights"], calibration=data.get("calibration"))
+
+    def to_disk(self, path: str | Path) -> None:
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump({"labels": self.labels, "weights": self.weights, "calibration": self.calibration},
+                      handle, separators=(",", ":"))
+
+    def scores(self, feature_lists: list[list[str]]) -> numpy.ndarray:
+        rows = self._rows
+        idx, starts = [], []
+        get = rows.get
+        unknown = len(rows)
+        for feats in feature_lists:
+            starts.append(len(idx))
+            found = [r for r in map(get, feats) if r is not None]
+            idx.extend(found or (unknown,))
+        return numpy.add.reduceat(self._matrix[numpy.array(idx)], numpy.array(starts), axis=0)
+
+    def probabilities(self, feature_lists: list[list[str]]) -> numpy.ndarray:
+        if not feature_lists:
+            return numpy.zeros((0, len(self.labels)))
+        s = self.scores(feature_lists)
+        s -= s.max(axis=1, keepdims=True)
+        p = numpy.exp(s)
+        return p / p.sum(axis=1, keepdims=True)
+
+
+def calibrate(prob: float, table: list[list[float]] | None) -> float:
+    """Map a raw probability through a monotone (isotonic) table of [raw, calibrated] knots."""
+    if not table:
+        return prob
+    xs = [k[0] for k in table]
+    ys = [k[1] for k in table]
+    return float(numpy.interp(prob, xs, ys))
+
+
+def candidates(doc: Doc, view: F.TokenView) -> dict[tuple[int, int], dict]:
+    """(start, end) -> {"sources": [(source, label)], "pos": chunk position} for every candidate."""
+    out: dict[tuple[int, int], dict] = {}
+    for span in doc.spans[F.CANDS] if F.CANDS in doc.spans else []:
+        if span.end - span.start > MAX_TOKENS:
+            continue
+        entry = out.setdefault((span.start, span.end), {"sources": [], "pos": "none"})
+        entry["sources"].append((span.kb_id_ or "gaz_exact", span.label_))
+    for chunk in F.phrase_chunks(view):
+        for start, end in F.phrase_candidates(chunk):
+            pos = "full" if (start, end) == chunk else "suffix" if end == chunk[1] else "prefix"
+            entry = out.setdefault((start, end), {"sources": [], "pos": "none"})
+            entry["pos"] = pos
+    return out
+
+
+def candidate_features(doc: Doc, start: int, end: int, info: dict, view: F.TokenView) -> list[str]:
+    feats = F.span_features(doc, start, end, view)
+    feats.append("pos=" + info["pos"])
+    surface = view.surface(start, end)
+    feats.append(f"rep={min(view.text.count(surface), 3)}")
+    lowers = view.lowers
+    if lowers[start] in F._CHUNK_GLUE or lowers[end - 1] in F._CHUNK_GLUE:
+        feats.append("edge=glue")
+    sources = info["sources"]
+    if not sources:
+        feats.append("src=none")
+    for source, label in sources:
+        feats.append("src=" + source)
+        feats.append(f"srcl={source}:{label}")
+    if len({s for s, _ in sources}) > 1:
+        feats.append("src=multi")
+    prev = lowers[start - 1] if start > 0 else "<s>"
+    nxt = lowers[end] if end < len(lowers) else "<s>"
+    if prev == "(" and nxt == ")":
+        feats.append("ctx=parens")
+    if nxt == "(":
+        feats.append("ctx=before_paren")
+    words = surface.split()
+    if len(words) > 1 and all(w[:1].isupper() for w in words):
+        feats.append("shape=titlecase")
+    if F.is_generic(surface):
+        feats.append("generic")
+    return feats
+
+
+def score_candidates(doc: Doc, model: SparseSoftmax) -> list[tuple[float, int, int, str, numpy.ndarray, str]]:
+    """(P(entity), start, end, best type, type probabilities, source) for every candidate."""
+    view = F.TokenView(doc)
+    cands = candidates(doc, view)
+    if not cands:
+        return []
+    keys = list(cands)
+    probs = model.probabilities([candidate_features(doc, s, e, cands[(s, e)], view) for s, e in keys])
+    none = model.labels.index(LABELS_O)
+    out = []
+    for (start, end), row in zip(keys, probs, strict=True):
+        typed = row.copy()
+        typed[none] = -1.0
+        best = int(typed.argmax())
+        sources = cands[(start, end)]["sources"]
+        source = min((s for s, _ in sources), key=lambda s: F.SOURCE_RANK.get(s, 9)) if sources else "phrase"
+        out.append((1.0 - float(row[none]), start, end, model.labels[best], row, source))
+    return out
+
+
+def decode(doc: Doc, model: SparseSoftmax, threshold: float) -> tuple[list[Span], dict[tuple[int, int], float]]:
+    """Non-overlapping candidates with P(entity) >= threshold, most probable first; one type per surface
+    (summed type probabilities over its chosen occurrences); every further occurrence of a chosen surface
+    is a mention too. Returns the spans (kb_id = source) and each span's calibrated confidence."""
+    scored = score_candidates(doc, model)
+    none = model.labels.index(LABELS_O)
+    taken = bytearray(len(doc))
+    chosen = []
+    for prob, start, end, _label, row, source in sorted(scored, key=lambda c: (-c[0], c[1], c[2])):
+        if prob < threshold:
+            break
+        if any(taken[start:end]):
+            continue
+        taken[start:end] = b"\x01" * (end - start)
+        chosen.append((start, end, row, prob, source))
+    text = F.doc_text(doc)
+    view_words = [t.text for t in doc]
+    by_surface: dict[str, numpy.ndarray] = {}
+    best_prob: dict[str, float] = {}
+    for start, end, row, prob, _source in chosen:
+        surface = doc[start:end].text
+        by_surface[surface] = by_surface.get(surface, 0) + row
+        best_prob[surface] = max(best_prob.get(surface, 0.0), prob)
+    # an acronym's short form names what its long form names
+    for long_text, short_text in doc._.paperkg_aliases or []:
+        if long_text in by_surface and short_text in by_surface:
+            by_surface[short_text] = by_surface[long_text]
+    types = {}
+    for surface, row in by_surface.items():
+        r = row.copy()
+        r[none] = -1.0
+        types[surface] = model.labels[int(r.argmax())]
+    kept = [(start, end, doc[start:end].text, source) for start, end, _row, _prob, source in chosen]
+    # further occurrences of a chosen surface
+    first: dict[str, list[tuple[int, str]]] = {}
+    for start, end, surface, _source in kept:
+        entry = (end - start, surface)
+        if entry not in first.setdefault(view_words[start], []):
+            first[view_words[start]].append(entry)
+    n = len(view_words)
+    for i, word in enumerate(view_words):
+        for length, surface in sorted(first.get(word, ()), reverse=True):
+            end = i + length
+            if end > n or any(taken[i:end]) or doc[i:end].text != surface:
+                continue
+            a, b = doc[i].idx, doc[end - 1].idx + len(doc[end - 1].text)
+            if (a > 0 and (text[a - 1].isalnum() or text[a - 1] in "-_")) or (
+                    b < len(text) and (text[b].isalnum() or text[b] in "-_")):
+                continue
+            taken[i:end] = b"\x01" * length
+            kept.append((i, end, surface, "copy"))
+            break
+    kept.sort()
+    spans = [Span(doc, start, end, label=types[surface], kb_id=source) for start, end, surface, source in kept]
+    table = model.calibration.get("entity")
+    confidence = {(s.start_char, s.end_char): round(calibrate(best_prob[s.text], table), 4) for s in spans}
+    return spans, confidence
