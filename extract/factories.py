@@ -9,10 +9,12 @@ from spacy.language import Language
 from paperkg.extract.acronyms import AcronymDetector
 from paperkg.extract.gazetteer import GazetteerMatcher
 from paperkg.extract.intro_names import IntroducedNameFinder
+from paperkg.extract.mention_scorer import MentionScorer
 from paperkg.extract.introduced import IntroductionMarker
 from paperkg.extract.model_names import ModelNameMatcher
 from paperkg.extract.name_shapes import NameShapeMatcher
 from paperkg.extract.phrases import PhraseFinder
+from paperkg.extract.relation_scorer import RelationScorer
 from paperkg.extract.relations import RelationExtractor
 from paperkg.extract.resolver import MentionResolver
 from paperkg.extract.typer import SpanTyperComponent
@@ -66,3 +68,13 @@ def make_introduced(nlp: Language, name: str) -> IntroductionMarker:
 @Language.factory("paperkg_relations")
 def make_relations(nlp: Language, name: str) -> RelationExtractor:
     return RelationExtractor(name)
+
+
+@Language.factory("paperkg_mentions", default_config={"path": None, "threshold": None})
+def make_mentions(nlp: Language, name: str, *, path: str | None, threshold: float | None) -> MentionScorer:
+    return MentionScorer(name, path=path, threshold=threshold)
+
+
+@Language.factory("paperkg_relation_scorer", default_config={"path": None})
+def make_relation_scorer(nlp: Language, name: str, *, path: str | None) -> RelationScorer:
+    return RelationScorer(name, path=path)

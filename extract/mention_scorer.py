@@ -13,13 +13,21 @@ that probability is the mention's confidence.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy
 from spacy.tokens import Doc, Span
 
-from paperkg.extract import factories as F
+from paperkg.extract.doc_utils import CANDS, FINAL, TokenView, doc_text, sentence_index
+from paperkg.extract.head_types import is_generic
+from paperkg.extract.lexicon.phrases import CHUNK_GLUE
+from paperkg.extract.lexicon.resolver import SOURCE_RANK
+from paperkg.extract.phrases import phrase_candidates, phrase_chunks
+from paperkg.extract.resolver import extend_name_suffixes, retype_listed
+from paperkg.extract.typer import span_features
 
+FILE_NAME = "mentions.json"
 LABELS_O = "O"
 MAX_TOKENS = 10
 
@@ -28,8 +36,9 @@ class SparseSoftmax:
     """Multinomial logistic regression over sparse binary features (weights: feature -> row)."""
 
     def __init__(self, labels: list[str], weights: dict[str, list[float]], bias: list[float] | None = None,
-                 calibration: dict | None = None) -> None:
+                 calibration: dict | None = None, lexicon: dict[str, str] | None = None) -> None:
         self.labels = labels
+        self.lexicon = lexicon
         self.weights = weights
         self.calibration = calibration or {}
         self._rows = {f: i for i, f in enumerate(weights)}
@@ -39,11 +48,13 @@ class SparseSoftmax:
     def from_disk(cls, path: str | Path) -> SparseSoftmax:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
-        return cls(data["labels"], data["weights"], calibration=data.get("calibration"))
+        return cls(data["labels"], data["weights"], calibration=data.get("calibration"),
+                   lexicon=data.get("lexicon"))
 
     def to_disk(self, path: str | Path) -> None:
         with open(path, "w", encoding="utf-8") as handle:
-            json.dump({"labels": self.labels, "weights": self.weights, "calibration": self.calibration},
+            json.dump({"labels": self.labels, "weights": self.weights, "calibration": self.calibration,
+                       "lexicon": self.lexicon},
                       handle, separators=(",", ":"))
 
     def scores(self, feature_lists: list[list[str]]) -> numpy.ndarray:
@@ -75,29 +86,58 @@ def calibrate(prob: float, table: list[list[float]] | None) -> float:
     return float(numpy.interp(prob, xs, ys))
 
 
-def candidates(doc: Doc, view: F.TokenView) -> dict[tuple[int, int], dict]:
+def candidates(doc: Doc, view: TokenView) -> dict[tuple[int, int], dict]:
     """(start, end) -> {"sources": [(source, label)], "pos": chunk position} for every candidate."""
     out: dict[tuple[int, int], dict] = {}
-    for span in doc.spans[F.CANDS] if F.CANDS in doc.spans else []:
+    for span in doc.spans[CANDS] if CANDS in doc.spans else []:
         if span.end - span.start > MAX_TOKENS:
             continue
         entry = out.setdefault((span.start, span.end), {"sources": [], "pos": "none"})
         entry["sources"].append((span.kb_id_ or "gaz_exact", span.label_))
-    for chunk in F.phrase_chunks(view):
-        for start, end in F.phrase_candidates(chunk):
+    for chunk in phrase_chunks(view):
+        for start, end in phrase_candidates(chunk):
             pos = "full" if (start, end) == chunk else "suffix" if end == chunk[1] else "prefix"
             entry = out.setdefault((start, end), {"sources": [], "pos": "none"})
             entry["pos"] = pos
     return out
 
 
-def candidate_features(doc: Doc, start: int, end: int, info: dict, view: F.TokenView) -> list[str]:
-    feats = F.span_features(doc, start, end, view)
+_SENT_CUES = ("dataset", "datasets", "benchmark", "benchmarks", "metric", "metrics", "accuracy", "task",
+              "tasks", "evaluate", "evaluated", "outperforms", "propose", "trained", "model", "models")
+
+
+def _shape(word: str) -> str:
+    out = []
+    for c in word:
+        k = "X" if c.isupper() else "x" if c.isalpha() else "d" if c.isdigit() else c
+        if not out or out[-1] != k:
+            out.append(k)
+    return "".join(out)[:8]
+
+
+def candidate_features(doc: Doc, start: int, end: int, info: dict, view: TokenView,
+                       lexicon: dict[str, str] | None = None, sent_words: set[str] | None = None) -> list[str]:
+    feats = span_features(doc, start, end, view)
+    surface_low = view.text[view.starts[start]:view.starts[end - 1] + view.lengths[end - 1]].lower()
+    feats.append("surf=" + surface_low)
+    feats.append("shapes=" + "_".join(_shape(view.text[view.starts[i]:view.starts[i] + view.lengths[i]])
+                                      for i in range(start, min(end, start + 4))))
+    lowers_ = view.lowers
+    for i in range(max(0, start - 4), start):
+        feats.append("lw=" + lowers_[i])
+    for i in range(end, min(len(lowers_), end + 4)):
+        feats.append("rw=" + lowers_[i])
+    if lexicon is not None:
+        hit = lexicon.get(surface_low)
+        if hit:
+            feats.extend("ext=" + t for t in hit.split("|"))
+    if sent_words:
+        feats.extend("sent=" + w for w in sent_words)
     feats.append("pos=" + info["pos"])
     surface = view.surface(start, end)
     feats.append(f"rep={min(view.text.count(surface), 3)}")
     lowers = view.lowers
-    if lowers[start] in F._CHUNK_GLUE or lowers[end - 1] in F._CHUNK_GLUE:
+    if lowers[start] in CHUNK_GLUE or lowers[end - 1] in CHUNK_GLUE:
         feats.append("edge=glue")
     sources = info["sources"]
     if not sources:
@@ -116,19 +156,43 @@ def candidate_features(doc: Doc, start: int, end: int, info: dict, view: F.Token
     words = surface.split()
     if len(words) > 1 and all(w[:1].isupper() for w in words):
         feats.append("shape=titlecase")
-    if F.is_generic(surface):
+    if is_generic(surface):
         feats.append("generic")
     return feats
 
 
+def sentence_cues(doc: Doc, view: TokenView) -> list[set[str]]:
+    """Per token: the cue words (`dataset`, `benchmark`, `evaluate`, ...) of its sentence."""
+    out: list[set[str]] = []
+    cur: set[str] = set()
+    start = 0
+    for i, tok in enumerate(doc):
+        if i > 0 and tok.is_sent_start:
+            out.extend([cur] * (i - start))
+            cur, start = set(), i
+        if view.lowers[i] in _SENT_CUES:
+            cur.add(view.lowers[i])
+    out.extend([cur] * (len(doc) - start))
+    return out
+
+
+def features_of(doc: Doc, model: SparseSoftmax) -> tuple[list[tuple[int, int]], list[list[str]]]:
+    view = TokenView(doc)
+    cands = candidates(doc, view)
+    cues = sentence_cues(doc, view)
+    lexicon = model.lexicon
+    keys = list(cands)
+    return keys, [candidate_features(doc, s, e, cands[(s, e)], view, lexicon, cues[s]) for s, e in keys]
+
+
 def score_candidates(doc: Doc, model: SparseSoftmax) -> list[tuple[float, int, int, str, numpy.ndarray, str]]:
     """(P(entity), start, end, best type, type probabilities, source) for every candidate."""
-    view = F.TokenView(doc)
+    view = TokenView(doc)
     cands = candidates(doc, view)
     if not cands:
         return []
-    keys = list(cands)
-    probs = model.probabilities([candidate_features(doc, s, e, cands[(s, e)], view) for s, e in keys])
+    keys, feats = features_of(doc, model)
+    probs = model.probabilities(feats)
     none = model.labels.index(LABELS_O)
     out = []
     for (start, end), row in zip(keys, probs, strict=True):
@@ -136,12 +200,12 @@ def score_candidates(doc: Doc, model: SparseSoftmax) -> list[tuple[float, int, i
         typed[none] = -1.0
         best = int(typed.argmax())
         sources = cands[(start, end)]["sources"]
-        source = min((s for s, _ in sources), key=lambda s: F.SOURCE_RANK.get(s, 9)) if sources else "phrase"
+        source = min((s for s, _ in sources), key=lambda s: SOURCE_RANK.get(s, 9)) if sources else "phrase"
         out.append((1.0 - float(row[none]), start, end, model.labels[best], row, source))
     return out
 
 
-def decode(doc: Doc, model: SparseSoftmax, threshold: float) -> tuple[list[Span], dict[tuple[int, int], float]]:
+def decode(doc: Doc, model: SparseSoftmax, threshold: float) -> tuple[list[Span], list[float]]:
     """Non-overlapping candidates with P(entity) >= threshold, most probable first; one type per surface
     (summed type probabilities over its chosen occurrences); every further occurrence of a chosen surface
     is a mention too. Returns the spans (kb_id = source) and each span's calibrated confidence."""
@@ -156,7 +220,7 @@ def decode(doc: Doc, model: SparseSoftmax, threshold: float) -> tuple[list[Span]
             continue
         taken[start:end] = b"\x01" * (end - start)
         chosen.append((start, end, row, prob, source))
-    text = F.doc_text(doc)
+    text = doc_text(doc)
     view_words = [t.text for t in doc]
     by_surface: dict[str, numpy.ndarray] = {}
     best_prob: dict[str, float] = {}
@@ -196,5 +260,45 @@ def decode(doc: Doc, model: SparseSoftmax, threshold: float) -> tuple[list[Span]
     kept.sort()
     spans = [Span(doc, start, end, label=types[surface], kb_id=source) for start, end, surface, source in kept]
     table = model.calibration.get("entity")
-    confidence = {(s.start_char, s.end_char): round(calibrate(best_prob[s.text], table), 4) for s in spans}
-    return spans, confidence
+    return spans, [round(calibrate(best_prob[s.text], table), 4) for s in spans]
+
+
+class MentionScorer:
+    """Pipeline component `paperkg_mentions` (default mode, in place of the rank-based resolver):
+    decodes the scored candidates, then applies the resolver's name-suffix and list-cue rules; writes
+    `doc.spans["paperkg"]` and `doc._.paperkg_confidence`. Weights are saved with the pipeline."""
+
+    def __init__(self, name: str, *, path: str | None = None, threshold: float | None = None) -> None:
+        self.name = name
+        self.threshold = threshold
+        self.model = SparseSoftmax.from_disk(path) if path else None
+
+    def __call__(self, doc: Doc) -> Doc:
+        if doc._.paperkg_aliases is None:
+            doc._.paperkg_aliases = []
+        if self.model is None:
+            doc.spans[FINAL] = []
+            doc._.paperkg_confidence = []
+            return doc
+        threshold = self.threshold if self.threshold is not None else self.model.calibration.get(
+            "threshold", 0.35)
+        spans, confidence = decode(doc, self.model, threshold)
+        sents, sent_of = sentence_index(doc)
+        doc.spans[FINAL] = retype_listed(doc, extend_name_suffixes(doc, spans), sents, sent_of)
+        doc._.paperkg_confidence = confidence
+        return doc
+
+    def load(self, path: str | Path) -> MentionScorer:
+        self.model = SparseSoftmax.from_disk(path)
+        return self
+
+    def to_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> None:
+        path = Path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        if self.model is not None:
+            self.model.to_disk(path / FILE_NAME)
+
+    def from_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> MentionScorer:
+        if (Path(path) / FILE_NAME).exists():
+            self.model = SparseSoftmax.from_disk(Path(path) / FILE_NAME)
+        return self

@@ -36,7 +36,8 @@ CHUNK_CHARS = 100_000
 
 
 def build_nlp(mode: str = "default", ner_path: str | Path | None = None,
-              typer_path: str | Path | None = None, phrases_path: str | Path | None = None) -> Language:
+              typer_path: str | Path | None = None, phrases_path: str | Path | None = None,
+              model_dir: str | Path | None = None) -> Language:
     """A blank English pipeline with paperkg's components; `rules` leaves out the learned parts.
 
     `default` adds the learned span typer (`model/typer.json`) and, if one was trained into `model/ner`,
@@ -59,6 +60,17 @@ def build_nlp(mode: str = "default", ner_path: str | Path | None = None,
             trained = spacy.load(ner_dir)
             for name in trained.pipe_names:  # `ner`, or the BILUO `entity_tagger`
                 nlp.add_pipe(name, source=trained, after="sentencizer")
+        # the learned mention and relation scorers (`model/mentions.json`, `model/relations.json`, built
+        # by `python -m paperkg.extract.training`); naming an older phrase finder / typer uses those instead
+        models = Path(model_dir) if model_dir else MODEL_DIR
+        if typer_path is None and phrases_path is None and (models / "mentions.json").exists():
+            nlp.add_pipe("paperkg_mentions").load(models / "mentions.json")
+            nlp.add_pipe("paperkg_introduced")
+            if (models / "relations.json").exists():
+                nlp.add_pipe("paperkg_relation_scorer").load(models / "relations.json")
+            else:
+                nlp.add_pipe("paperkg_relations")
+            return nlp
         phrases_file = _learned_path(phrases_path, MODEL_DIR / "phrases.json")
         if phrases_file is not None:
             nlp.add_pipe("paperkg_phrases").load(phrases_file)
@@ -167,13 +179,15 @@ class Extractor:
 
     def __init__(self, mode: str = "default", n_process: int = 1, batch_size: int = 64,
                  ner_path: str | Path | None = None, typer_path: str | Path | None = None,
-                 phrases_path: str | Path | None = None, dask: str | None = None) -> None:
+                 phrases_path: str | Path | None = None, dask: str | None = None,
+                 model_dir: str | Path | None = None) -> None:
         """`dask` is a scheduler address (or `local`): the batches then run as tasks on that cluster
         (`extract.cluster`) and `n_process` is ignored."""
         self.mode = mode
         self.n_process = max(1, int(n_process))
         self.batch_size = max(1, int(batch_size))
-        self.paths = {"ner_path": ner_path, "typer_path": typer_path, "phrases_path": phrases_path}
+        self.paths = {"ner_path": ner_path, "typer_path": typer_path, "phrases_path": phrases_path,
+                      "model_dir": model_dir}
         self.dask = dask
         self.limit = CHUNK_CHARS
         # loaded now for local extraction (so load time is not extraction time); a Dask build loads

@@ -1,17 +1,33 @@
-"""Train every learned part of the default pipeline into one model directory.
+"""Rebuild every shipped model of the default pipeline from `../shared` data, deterministically.
 
-`train_all` is what both the shipped models (`python -m paperkg.extract.training`) and every
-cross-validation fold (`training.cv`) run, so CV measures exactly what ships.
+    python -m paperkg.extract.training [--shared ../shared] [--out extract/model]
+
+Trains, on all training gold (gold/train.jsonl + gold/arxiv_train.jsonl, never the dev sets):
+- the mention scorer (`mentions.json`, `extract/mention_scorer.py`), with the outside name lists of
+  `data/external/gazetteer_combined` as a lexicon feature (distant supervision);
+- the relation scorer (`relations.json`, `extract/relation_scorer.py`) over the mentions the scorer finds;
+- their calibration: isotonic maps from raw to observed probability, fitted on 5-fold out-of-fold
+  predictions over the same gold, so a mention's or relation's confidence reads as P(correct).
+`train_all` is also what every fold of `training.cv` runs (without the calibration, which changes no
+decision), so cross-validation measures what ships.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 import time
-from dataclasses import dataclass, fields
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-from paperkg.extract.training import train_typer
+from paperkg.extract import mention_scorer as M
+from paperkg.extract import relation_scorer as R
+from paperkg.extract.training import sparse
+from paperkg.extract.training import train_mentions as T
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE.parent / "model"
 
 
 @dataclass
@@ -19,15 +35,12 @@ class Settings:
     """Training and decoding settings (the defaults are what ships; chosen by 5-fold CV)."""
 
     seed: int = 13
-    typer_epochs: int = 20
-    typer_l2: float = 1e-4
-    typer_lr: float = 0.1
-    min_count: int = 1
-    phrase_epochs: int = 150
-    phrase_l2: float = 1e-4
-    phrase_lr: float = 0.05
-    min_prob: float = 0.8
-    phrase_prob: float = 0.3
+    epochs: int = 8
+    l2: float = 1e-5
+    lr: float = 0.2
+    threshold: float = 0.35
+    rel_epochs: int = 10
+    lexicon: bool = True
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Settings:
@@ -36,33 +49,99 @@ class Settings:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     for f in fields(Settings):
-        parser.add_argument("--" + f.name.replace("_", "-"), type=type(f.default), default=f.default)
+        if isinstance(f.default, bool):
+            parser.add_argument("--no-" + f.name.replace("_", "-"), dest=f.name, action="store_false")
+        else:
+            parser.add_argument("--" + f.name.replace("_", "-"), type=type(f.default), default=f.default)
 
 
-def train_all(records: list[dict], out_dir: Path, settings: Settings) -> dict:
-    """Train the span typer and the phrase finder on `records`; write them into `out_dir`."""
-    out_dir.mkdir(parents=True, exist_ok=True)
+def train_models(docs, records: list[dict], settings: Settings, lexicon: dict[str, str] | None):
+    """(mention model, relation model) trained on docs that went through the rule components."""
+    mentions = T.train(docs, records, epochs=settings.epochs, l2=settings.l2, lr=settings.lr, seed=settings.seed,
+                       lexicon=lexicon)
+    T.mark(docs, mentions, settings.threshold)
+    relations = T.train_relations(docs, records, epochs=settings.rel_epochs, seed=settings.seed)
+    return mentions, relations
+
+
+def _norm_sets(rec: dict) -> tuple[set, set]:
+    ents = {(T._norm(e["text"]), e["type"]) for e in rec.get("entities", [])}
+    rels = {(T._norm(h), r, T._norm(t)) for h, r, t in rec.get("relations", [])}
+    return ents, rels
+
+
+def out_of_fold(docs, records: list[dict], settings: Settings, lexicon, k: int = 5):
+    """Raw probabilities of every predicted mention and relation, each with whether gold has it."""
+    from paperkg.extract.training import cv
+
+    ent_x, ent_y, rel_x, rel_y = [], [], [], []
+    for held in cv.folds(records, k, settings.seed):
+        held_set = set(held)
+        rest = [i for i in range(len(records)) if i not in held_set]
+        mentions, relations = train_models([docs[i] for i in rest], [records[i] for i in rest], settings, lexicon)
+        held_docs = [docs[i] for i in held]
+        T.mark(held_docs, mentions, settings.threshold)
+        for doc, i in zip(held_docs, held, strict=True):
+            gold_ents, gold_rels = _norm_sets(records[i])
+            best: dict[tuple[str, str], float] = {}
+            for span, conf in zip(doc.spans["paperkg"], doc._.paperkg_confidence, strict=False):
+                key = (T._norm(span.text), span.label_)
+                best[key] = max(best.get(key, 0.0), conf)
+            for key, conf in best.items():
+                ent_x.append(conf)
+                ent_y.append(int(key in gold_ents))
+            for h, r, t, _s, p in R.score_relations(doc, relations):
+                rel_x.append(p)
+                rel_y.append(int((T._norm(h), r, T._norm(t)) in gold_rels))
+    return ent_x, ent_y, rel_x, rel_y
+
+
+def train_all(records: list[dict], out_dir: Path, settings: Settings, shared: Path,
+              calibrate: bool = False) -> dict:
+    """Train every learned part on `records` and write it into `out_dir`."""
     started = time.time()
-    nlp = train_typer.blank()
-    examples = train_typer.instances(nlp, records)
-    typer = train_typer.train(examples, settings.typer_epochs, settings.typer_l2, settings.typer_lr,
-                              settings.min_count, settings.seed)
-    typer.to_disk(out_dir / "typer.json")
-    phrases = train_typer.train_dense(train_typer.phrase_instances(nlp, records), train_typer.PHRASE_LABELS,
-                                      settings.phrase_epochs, settings.phrase_l2, settings.phrase_lr,
-                                      settings.min_count)
-    phrases.to_disk(out_dir / "phrases.json")
-    return {"typer_instances": len(examples), "typer_features": len(typer.weights),
-            "phrase_features": len(phrases.weights), "seconds": round(time.time() - started, 1)}
+    out_dir.mkdir(parents=True, exist_ok=True)
+    lexicon = T.external_lexicon(shared) if settings.lexicon else None
+    nlp = T.rule_nlp()
+    docs = list(nlp.pipe(r["abstract"] for r in records))
+    meta: dict = {}
+    if calibrate:
+        ent_x, ent_y, rel_x, rel_y = out_of_fold(docs, records, settings, lexicon)
+        calibration = {"entity": sparse.isotonic(ent_x, ent_y), "relation": sparse.isotonic(rel_x, rel_y)}
+        meta["calibration_instances"] = {"entity": len(ent_x), "relation": len(rel_x)}
+        docs = list(nlp.pipe(r["abstract"] for r in records))
+    else:
+        calibration = {}
+    mentions, relations = train_models(docs, records, settings, lexicon)
+    mentions.calibration = {"threshold": settings.threshold, **({"entity": calibration["entity"]}
+                                                               if calibration else {})}
+    relations.calibration = {"relation": calibration["relation"]} if calibration else {}
+    mentions.to_disk(out_dir / M.FILE_NAME)
+    relations.to_disk(out_dir / R.FILE_NAME)
+    meta.update({"trained_on": ["gold/train.jsonl", "gold/arxiv_train.jsonl"], "abstracts": len(records),
+                 "mention_features": len(mentions.weights), "relation_features": len(relations.weights),
+                 "lexicon_names": len(lexicon or {}), "settings": asdict(settings),
+                 "seconds": round(time.time() - started, 1)})
+    return meta
 
 
-def extractor(model_dir: Path, settings: Settings):
-    """An Extractor with the models of `model_dir` and the decoding settings."""
+def extractor(model_dir: Path):
+    """An Extractor with the models of `model_dir` (no NER)."""
     from paperkg.extract.pipeline import Extractor
 
-    ex = Extractor(ner_path="none", typer_path=model_dir / "typer.json",
-                   phrases_path=model_dir / "phrases.json")
-    resolver = ex.nlp.get_pipe("paperkg_resolver")
-    resolver.min_prob = settings.min_prob
-    resolver.phrase_prob = settings.phrase_prob
-    return ex
+    return Extractor(ner_path="none", model_dir=model_dir)
+
+
+def main(argv: list[str] | None = None) -> None:
+    from paperkg.extract.training import cv
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shared", default=cv.SHARED)
+    parser.add_argument("--out", default=str(OUT))
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    shared, out = Path(args.shared), Path(args.out)
+    meta = train_all(cv.training_records(shared), out, Settings.from_args(args), shared, calibrate=True)
+    (out / "models.meta.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    sizes = {p.name: round(p.stat().st_size / 1e6, 2) for p in sorted(out.glob("*.json"))}
+    print(f"trained in {meta['seconds']}s into {out}: {sizes} (MB)", file=sys.stderr)

@@ -20,6 +20,7 @@ import random
 import sys
 import tempfile
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 from paperkg.extract.training import build, data
@@ -27,7 +28,7 @@ from paperkg.extract.training.evaluate import load_scorer
 from paperkg.graph.records import ENTITY_TYPES
 
 HERE = Path(__file__).resolve().parent
-SHARED = os.environ.get("PAPERKG_SHARED", str(HERE.parents[2] / "shared"))
+SHARED = os.environ.get("PAPERKG_SHARED", str(HERE.parents[1] / ".." / "shared"))
 KEYS = ["entities.typed", "entities.core", "entities.untyped", "relations.typed",
         *[f"type.{t}" for t in ENTITY_TYPES]]
 
@@ -57,13 +58,13 @@ def folds(records: list[dict], k: int, seed: int) -> list[list[int]]:
     return [sorted(f) for f in out]
 
 
-def extract(records: list[dict], model_dir: Path, settings: build.Settings) -> dict[str, dict]:
+def extract(records: list[dict], model_dir: Path) -> dict[str, dict]:
     """`paperkg extract` lines for the records, with the models in `model_dir`."""
-    extractor = build.extractor(model_dir, settings)
+    extractor = build.extractor(model_dir)
     return {ex.paper_id: ex.to_json() for ex in extractor.extract((r["id"], r["abstract"]) for r in records)}
 
 
-def cross_validate(records: list[dict], settings: build.Settings, k: int = 5, seed: int = 13,
+def cross_validate(records: list[dict], settings: build.Settings, shared: Path, k: int = 5, seed: int = 13,
                    log=None) -> dict[str, dict]:
     """Out-of-fold predictions for every record: models trained on the other k-1 folds."""
     preds: dict[str, dict] = {}
@@ -72,8 +73,8 @@ def cross_validate(records: list[dict], settings: build.Settings, k: int = 5, se
         rest = [r for i, r in enumerate(records) if i not in held_set]
         started = time.time()
         with tempfile.TemporaryDirectory() as tmp:
-            build.train_all(rest, Path(tmp), settings)
-            preds.update(extract([records[i] for i in held], Path(tmp), settings))
+            build.train_all(rest, Path(tmp), settings, shared)
+            preds.update(extract([records[i] for i in held], Path(tmp)))
         if log:
             log(f"fold {n}: trained on {len(rest)}, extracted {len(held)} in {time.time() - started:.0f}s")
     return preds
@@ -115,12 +116,12 @@ def main(argv: list[str] | None = None) -> None:
     settings = build.Settings.from_args(args)
     scorer = load_scorer(shared)
     records = training_records(shared)
-    report: dict[str, dict] = {"settings": vars(settings)}
+    report: dict[str, dict] = {"settings": asdict(settings)}
     started = time.time()
     def log(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
     if not args.no_cv:
-        preds = cross_validate(records, settings, args.folds, settings.seed, log)
+        preds = cross_validate(records, settings, shared, args.folds, settings.seed, log)
         results = score_groups(scorer, records, preds)
         report["cv"] = results
         print(f"{args.folds}-fold CV over {len(records)} training abstracts ({time.time() - started:.0f}s)")
@@ -130,10 +131,10 @@ def main(argv: list[str] | None = None) -> None:
                 fh.writelines(json.dumps(preds[r["id"]], ensure_ascii=False) + "\n" for r in records)
     if args.dev:
         with tempfile.TemporaryDirectory() as tmp:
-            build.train_all(records, Path(tmp), settings)
+            build.train_all(records, Path(tmp), settings, shared)
             results = {}
             for name, recs in dev_records(shared).items():
-                results[name] = scorer.score({r["id"]: r for r in recs}, extract(recs, Path(tmp), settings))
+                results[name] = scorer.score({r["id"]: r for r in recs}, extract(recs, Path(tmp)))
         report["dev"] = results
         print("trained on all training gold; dev sets:")
         print(format_table(results))

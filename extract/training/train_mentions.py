@@ -11,6 +11,7 @@ abstract, labelled with the gold type when the span is exactly an occurrence of 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 from pathlib import Path
@@ -18,8 +19,12 @@ from pathlib import Path
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from paperkg.extract import factories as F
+from paperkg.extract.doc_utils import FINAL, TokenView, doc_text, sentence_index
+from paperkg.extract.introduced import detect_introduced
+from paperkg.extract.relations import extract_relations
+from paperkg.extract.resolver import extend_name_suffixes, retype_listed
 from paperkg.extract import mention_scorer as M
+from paperkg.extract import relation_scorer as R
 from paperkg.extract.training import data, sparse
 from paperkg.graph.records import ENTITY_TYPES
 
@@ -31,7 +36,8 @@ def rule_nlp() -> Language:
     from paperkg.extract.pipeline import build_nlp
 
     nlp = build_nlp("rules")
-    nlp.remove_pipe("paperkg_resolver")
+    for name in ("paperkg_resolver", "paperkg_introduced", "paperkg_relations"):
+        nlp.remove_pipe(name)
     return nlp
 
 
@@ -44,15 +50,35 @@ def gold_spans(doc: Doc, record: dict) -> dict[tuple[int, int], str]:
     return out
 
 
-def instances(docs: list[Doc], records: list[dict]) -> list[tuple[list[str], int]]:
+def instances(docs: list[Doc], records: list[dict], lexicon) -> list[tuple[list[str], int]]:
     out = []
+    probe = M.SparseSoftmax(LABELS, {}, lexicon=lexicon)
     for doc, rec in zip(docs, records, strict=True):
         gold = gold_spans(doc, rec)
-        view = F.TokenView(doc)
-        for (start, end), info in M.candidates(doc, view).items():
-            label = gold.get((start, end), M.LABELS_O)
-            out.append((M.candidate_features(doc, start, end, info, view), LABELS.index(label)))
+        keys, feats = M.features_of(doc, probe)
+        for key, f in zip(keys, feats, strict=True):
+            out.append((f, LABELS.index(gold.get(key, M.LABELS_O))))
     return out
+
+
+EXT_TYPES = {"Benchmark(dataset[+split])": "Data", "Dataset": "Data", "Metric": "Metric", "Model": "Model",
+             "Model(citation stripped)": "Model", "Task": "Task", "CSO_topic": "CSO"}
+
+
+def external_lexicon(shared: Path) -> dict[str, str]:
+    """Distant supervision: lower-cased names of the outside lists (PwC tasks, data sets, metrics, model
+    names; CSO topics) -> their kinds, a feature of the scorer (not a candidate source)."""
+    import csv
+
+    out: dict[str, set[str]] = {}
+    path = shared / "data" / "external" / "gazetteer_combined" / "gazetteer_combined_derived.tsv"
+    with path.open(encoding="utf-8") as fh:
+        for row in csv.DictReader(fh, delimiter="\t"):
+            kind = EXT_TYPES.get(row["type"])
+            name = row["name"].strip().lower()
+            if kind and 2 < len(name) <= 60:
+                out.setdefault(name, set()).add(kind)
+    return {k: "|".join(sorted(v)) for k, v in sorted(out.items())}
 
 
 def coverage(docs: list[Doc], records: list[dict]) -> float:
@@ -60,40 +86,66 @@ def coverage(docs: list[Doc], records: list[dict]) -> float:
     hit = total = 0
     for doc, rec in zip(docs, records, strict=True):
         gold = gold_spans(doc, rec)
-        cands = M.candidates(doc, F.TokenView(doc))
+        cands = M.candidates(doc, TokenView(doc))
         total += len(gold)
         hit += sum(k in cands for k in gold)
     return hit / max(total, 1)
 
 
 def train(docs: list[Doc], records: list[dict], *, epochs: int = 8, l2: float = 1e-5, lr: float = 0.2,
-          seed: int = 13, min_count: int = 1) -> M.SparseSoftmax:
-    weights = sparse.train_softmax(instances(docs, records), len(LABELS), epochs=epochs, l2=l2, lr=lr,
-                                   seed=seed, min_count=min_count)
-    return M.SparseSoftmax(LABELS, weights)
+          seed: int = 13, min_count: int = 1, lexicon: dict[str, str] | None = None) -> M.SparseSoftmax:
+    weights = sparse.train_softmax(instances(docs, records, lexicon), len(LABELS), epochs=epochs, l2=l2,
+                                   lr=lr, seed=seed, min_count=min_count)
+    return M.SparseSoftmax(LABELS, weights, lexicon=lexicon)
 
 
-def finish(doc: Doc, spans, resolver_steps: bool = True) -> Doc:
-    """What the resolver does after choosing mentions: suffixes, list cues, introductions, relations."""
-    sents, sent_of = F.sentence_index(doc)
-    final = F.retype_listed(doc, F.extend_name_suffixes(doc, spans), sents, sent_of) if resolver_steps else spans
-    doc.spans[F.FINAL] = final
-    doc._.paperkg_introduced = F.detect_introduced(doc, final, sents, sent_of)
-    if doc._.paperkg_aliases is None:
-        doc._.paperkg_aliases = []
-    text = F.doc_text(doc)
-    introduced = {text[a:b] for a, b in doc._.paperkg_introduced}
-    doc._.paperkg_relations = F.extract_relations(doc, final, introduced, doc._.paperkg_aliases, sents, sent_of)
-    return doc
+def _norm(text: str) -> str:
+    return re.sub(r"[\u2010\u2011\u2012\u2013\u2014\u2212\-\s]+", " ", text.casefold()).strip(" .,;:")
 
 
-def predict(docs: list[Doc], records: list[dict], model: M.SparseSoftmax, threshold: float) -> dict[str, dict]:
+def mark(docs: list[Doc], model: M.SparseSoftmax, threshold: float) -> None:
+    """Run the mention scorer and the introduction marker over docs that went through the rules."""
+    scorer = M.MentionScorer("paperkg_mentions", threshold=threshold)
+    scorer.model = model
+    for doc in docs:
+        scorer(doc)
+        sents, sent_of = sentence_index(doc)
+        doc._.paperkg_introduced = detect_introduced(doc, list(doc.spans[FINAL]), sents, sent_of)
+
+
+def relation_instances(docs: list[Doc], records: list[dict]) -> list[tuple[list[str], int]]:
+    out = []
+    for doc, rec in zip(docs, records, strict=True):
+        gold = {(_norm(h), _norm(t)): r for h, r, t in rec.get("relations", [])}
+        head, pairs = R.relation_pairs(doc)
+        for key, feats, _sent in pairs:
+            label = gold.get((_norm(head), _norm(key)), R.NONE)
+            out.append((feats, R.RELATION_LABELS.index(label)))
+    return out
+
+
+def train_relations(docs: list[Doc], records: list[dict], *, epochs: int = 10, l2: float = 1e-4,
+                    lr: float = 0.1, seed: int = 13) -> M.SparseSoftmax:
+    weights = sparse.train_softmax(relation_instances(docs, records), len(R.RELATION_LABELS), epochs=epochs,
+                                   l2=l2, lr=lr, seed=seed)
+    return M.SparseSoftmax(R.RELATION_LABELS, weights)
+
+
+def predict(docs: list[Doc], records: list[dict], rel_model: M.SparseSoftmax | None,
+            rel_threshold: float) -> dict[str, dict]:
+    """`paperkg extract` lines of docs already marked by `mark` (rule relations when no model)."""
     from paperkg.extract.pipeline import doc_to_extraction
 
     out = {}
     for doc, rec in zip(docs, records, strict=True):
-        spans, _conf = M.decode(doc, model, threshold)
-        finish(doc, spans)
+        if rel_model is None:
+            sents, sent_of = sentence_index(doc)
+            text = doc_text(doc)
+            intro = {text[a:b] for a, b in doc._.paperkg_introduced}
+            doc._.paperkg_relations = extract_relations(doc, list(doc.spans[FINAL]), intro,
+                                                        doc._.paperkg_aliases, sents, sent_of)
+        else:
+            doc._.paperkg_relations = [r[:4] for r in R.score_relations(doc, rel_model, rel_threshold)]
         out[rec["id"]] = doc_to_extraction(doc, rec["id"]).to_json()
     return out
 
@@ -110,7 +162,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--l2", type=float, default=1e-5)
     parser.add_argument("--lr", type=float, default=0.2)
     parser.add_argument("--min-count", type=int, default=1)
-    parser.add_argument("--thresholds", default="0.3,0.4,0.5,0.6")
+    parser.add_argument("--threshold", type=float, default=0.35, help="mention threshold")
+    parser.add_argument("--thresholds", default="0.3,0.4,0.5", help="relation thresholds to compare")
+    parser.add_argument("--no-lexicon", action="store_true")
     parser.add_argument("--only", type=int, default=0, help="quick look: run only the first N folds")
     args = parser.parse_args(argv)
     shared = Path(args.shared)
@@ -121,8 +175,9 @@ def main(argv: list[str] | None = None) -> None:
     docs = list(nlp.pipe(r["abstract"] for r in records))
     print(f"rules over {len(docs)} abstracts: {time.time() - started:.0f}s; candidate coverage of gold "
           f"occurrences {coverage(docs, records):.3f}", file=sys.stderr, flush=True)
+    lexicon = None if args.no_lexicon else external_lexicon(shared)
     thresholds = [float(t) for t in args.thresholds.split(",")]
-    preds: dict[float, dict] = {t: {} for t in thresholds}
+    preds: dict = {t: {} for t in thresholds}
     all_folds = CV.folds(records, args.cv, args.seed)
     if args.only:
         all_folds = all_folds[:args.only]
@@ -134,12 +189,19 @@ def main(argv: list[str] | None = None) -> None:
         rest = [i for i in range(len(records)) if i not in held_set]
         t0 = time.time()
         model = train([docs[i] for i in rest], [records[i] for i in rest], epochs=args.epochs, l2=args.l2,
-                      lr=args.lr, seed=args.seed, min_count=args.min_count)
+                      lr=args.lr, seed=args.seed, min_count=args.min_count, lexicon=lexicon)
+        rest_docs, rest_recs = [docs[i] for i in rest], [records[i] for i in rest]
+        mark(rest_docs, model, args.threshold)
+        rel_model = train_relations(rest_docs, rest_recs)
+        held_docs, held_recs = [docs[i] for i in held], [records[i] for i in held]
+        mark(held_docs, model, args.threshold)
+        preds["rules"] = preds.get("rules", {})
+        preds["rules"].update(predict(held_docs, held_recs, None, 0))
         for t in thresholds:
-            preds[t].update(predict([docs[i] for i in held], [records[i] for i in held], model, t))
+            preds[t].update(predict(held_docs, held_recs, rel_model, t))
         print(f"fold {k}: {time.time() - t0:.0f}s, {len(model.weights)} features", file=sys.stderr, flush=True)
-    for t in thresholds:
-        print(f"threshold {t}")
+    for t in ["rules", *thresholds]:
+        print(f"mention threshold {args.threshold}, relations: {t}")
         print(CV.format_table(CV.score_groups(scorer, records_scored, preds[t])))
 
 
