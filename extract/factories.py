@@ -9,8 +9,8 @@ from spacy.language import Language
 from paperkg.extract.acronyms import AcronymDetector
 from paperkg.extract.gazetteer import GazetteerMatcher
 from paperkg.extract.intro_names import IntroducedNameFinder
-from paperkg.extract.mention_scorer import MentionScorer
 from paperkg.extract.introduced import IntroductionMarker
+from paperkg.extract.mention_scorer import MentionScorer
 from paperkg.extract.model_names import ModelNameMatcher
 from paperkg.extract.name_shapes import NameShapeMatcher
 from paperkg.extract.phrases import PhraseFinder

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from functools import lru_cache
 from pathlib import Path
 
 import numpy
@@ -28,6 +29,8 @@ from paperkg.extract.resolver import extend_name_suffixes, retype_listed
 from paperkg.extract.typer import span_features
 
 FILE_NAME = "mentions.json"
+# sources whose spans are names from a curated list or a model-name pattern: surer than their context
+NAME_SOURCES = frozenset({"gaz_exact", "model"})
 LABELS_O = "O"
 MAX_TOKENS = 10
 
@@ -89,7 +92,7 @@ def calibrate(prob: float, table: list[list[float]] | None) -> float:
 def candidates(doc: Doc, view: TokenView) -> dict[tuple[int, int], dict]:
     """(start, end) -> {"sources": [(source, label)], "pos": chunk position} for every candidate."""
     out: dict[tuple[int, int], dict] = {}
-    for span in doc.spans[CANDS] if CANDS in doc.spans else []:
+    for span in doc.spans.get(CANDS, []):
         if span.end - span.start > MAX_TOKENS:
             continue
         entry = out.setdefault((span.start, span.end), {"sources": [], "pos": "none"})
@@ -106,6 +109,7 @@ _SENT_CUES = ("dataset", "datasets", "benchmark", "benchmarks", "metric", "metri
               "tasks", "evaluate", "evaluated", "outperforms", "propose", "trained", "model", "models")
 
 
+@lru_cache(maxsize=1 << 16)
 def _shape(word: str) -> str:
     out = []
     for c in word:
@@ -116,7 +120,8 @@ def _shape(word: str) -> str:
 
 
 def candidate_features(doc: Doc, start: int, end: int, info: dict, view: TokenView,
-                       lexicon: dict[str, str] | None = None, sent_words: set[str] | None = None) -> list[str]:
+                       lexicon: dict[str, str] | None = None,
+                       sent_words: set[str] | None = None) -> list[str]:
     feats = span_features(doc, start, end, view)
     surface_low = view.text[view.starts[start]:view.starts[end - 1] + view.lengths[end - 1]].lower()
     feats.append("surf=" + surface_low)
@@ -166,32 +171,33 @@ def sentence_cues(doc: Doc, view: TokenView) -> list[set[str]]:
     out: list[set[str]] = []
     cur: set[str] = set()
     start = 0
-    for i, tok in enumerate(doc):
-        if i > 0 and tok.is_sent_start:
+    starts = doc.to_array("SENT_START").tolist() if len(doc) else []
+    for i, low in enumerate(view.lowers):
+        if i > 0 and starts[i] == 1:
             out.extend([cur] * (i - start))
             cur, start = set(), i
-        if view.lowers[i] in _SENT_CUES:
-            cur.add(view.lowers[i])
+        if low in _SENT_CUES:
+            cur.add(low)
     out.extend([cur] * (len(doc) - start))
     return out
 
 
-def features_of(doc: Doc, model: SparseSoftmax) -> tuple[list[tuple[int, int]], list[list[str]]]:
-    view = TokenView(doc)
+def features_of(doc: Doc, model: SparseSoftmax) -> tuple[dict[tuple[int, int], dict], list[list[str]]]:
+    """The candidates and their features, in the candidates' order."""
+    view = TokenView.of(doc)
     cands = candidates(doc, view)
     cues = sentence_cues(doc, view)
     lexicon = model.lexicon
-    keys = list(cands)
-    return keys, [candidate_features(doc, s, e, cands[(s, e)], view, lexicon, cues[s]) for s, e in keys]
+    return cands, [candidate_features(doc, s, e, info, view, lexicon, cues[s])
+                   for (s, e), info in cands.items()]
 
 
 def score_candidates(doc: Doc, model: SparseSoftmax) -> list[tuple[float, int, int, str, numpy.ndarray, str]]:
     """(P(entity), start, end, best type, type probabilities, source) for every candidate."""
-    view = TokenView(doc)
-    cands = candidates(doc, view)
+    cands, feats = features_of(doc, model)
     if not cands:
         return []
-    keys, feats = features_of(doc, model)
+    keys = list(cands)
     probs = model.probabilities(feats)
     none = model.labels.index(LABELS_O)
     out = []
@@ -205,8 +211,10 @@ def score_candidates(doc: Doc, model: SparseSoftmax) -> list[tuple[float, int, i
     return out
 
 
-def decode(doc: Doc, model: SparseSoftmax, threshold: float) -> tuple[list[Span], list[float]]:
-    """Non-overlapping candidates with P(entity) >= threshold, most probable first; one type per surface
+def decode(doc: Doc, model: SparseSoftmax, threshold: float,
+           name_threshold: float = 1.0) -> tuple[list[Span], list[float]]:
+    """Non-overlapping candidates with P(entity) >= threshold (>= `name_threshold` for names a
+    curated list or the model-name rules found: `NAME_SOURCES`), most probable first; one type per surface
     (summed type probabilities over its chosen occurrences); every further occurrence of a chosen surface
     is a mention too. Returns the spans (kb_id = source) and each span's calibrated confidence."""
     scored = score_candidates(doc, model)
@@ -214,8 +222,10 @@ def decode(doc: Doc, model: SparseSoftmax, threshold: float) -> tuple[list[Span]
     taken = bytearray(len(doc))
     chosen = []
     for prob, start, end, _label, row, source in sorted(scored, key=lambda c: (-c[0], c[1], c[2])):
-        if prob < threshold:
+        if prob < min(threshold, name_threshold):
             break
+        if prob < threshold and source not in NAME_SOURCES:
+            continue
         if any(taken[start:end]):
             continue
         taken[start:end] = b"\x01" * (end - start)
@@ -258,7 +268,8 @@ def decode(doc: Doc, model: SparseSoftmax, threshold: float) -> tuple[list[Span]
             kept.append((i, end, surface, "copy"))
             break
     kept.sort()
-    spans = [Span(doc, start, end, label=types[surface], kb_id=source) for start, end, surface, source in kept]
+    spans = [Span(doc, start, end, label=types[surface], kb_id=source)
+             for start, end, surface, source in kept]
     table = model.calibration.get("entity")
     return spans, [round(calibrate(best_prob[s.text], table), 4) for s in spans]
 
@@ -282,7 +293,8 @@ class MentionScorer:
             return doc
         threshold = self.threshold if self.threshold is not None else self.model.calibration.get(
             "threshold", 0.35)
-        spans, confidence = decode(doc, self.model, threshold)
+        spans, confidence = decode(doc, self.model, threshold,
+                                   self.model.calibration.get("name_threshold", 1.0))
         sents, sent_of = sentence_index(doc)
         doc.spans[FINAL] = retype_listed(doc, extend_name_suffixes(doc, spans), sents, sent_of)
         doc._.paperkg_confidence = confidence

@@ -127,14 +127,21 @@ def doc_to_extraction(doc: Doc, paper_id: str, text: str | None = None, offset: 
     sentences = [(s.start_char + offset, s.end_char + offset) for s in sents]
     sent_of = token_sentence(doc, sents) if sents else []
     intro = {tuple(x) for x in (doc._.paperkg_introduced or [])}
+    final = list(doc.spans.get(FINAL, []))
+    # the learned scorers' calibrated probabilities (rules mode: none, so 1.0)
+    confidence = doc._.paperkg_confidence or []
+    if len(confidence) != len(final):
+        confidence = [1.0] * len(final)
     mentions = [
         Mention(text=s.text, type=s.label_, start=s.start_char + offset, end=s.end_char + offset,
-                sentence=sent_of[s.start] + sent_offset, introduced=(s.start_char, s.end_char) in intro)
-        for s in doc.spans.get(FINAL, [])
+                sentence=sent_of[s.start] + sent_offset, introduced=(s.start_char, s.end_char) in intro,
+                confidence=float(c))
+        for s, c in zip(final, confidence, strict=True)
     ]
     aliases = [(a, b) for a, b in (doc._.paperkg_aliases or [])]
-    relations = [RelationMention(head=h, type=r, tail=t, sentence=i + sent_offset)
-                 for h, r, t, i in (doc._.paperkg_relations or [])]
+    relations = [RelationMention(head=row[0], type=row[1], tail=row[2], sentence=row[3] + sent_offset,
+                                 confidence=float(row[4]) if len(row) > 4 else 1.0)
+                 for row in (doc._.paperkg_relations or [])]
     return Extraction(paper_id=paper_id, text=text, sentences=sentences, mentions=mentions,
                       aliases=aliases, relations=relations)
 

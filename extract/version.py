@@ -25,7 +25,7 @@ EXTRACTOR_VERSION = "3"
 
 PACKAGE_DIR = Path(__file__).parent
 # learned files `default` mode loads (model/ner is optional and not shipped)
-MODEL_FILES = ("typer.json", "phrases.json")
+MODEL_FILES = ("mentions.json", "relations.json")
 
 
 def _gazetteer_entries(path: Path) -> bytes:

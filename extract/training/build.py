@@ -39,6 +39,7 @@ class Settings:
     l2: float = 1e-5
     lr: float = 0.2
     threshold: float = 0.35
+    name_threshold: float = 0.1
     rel_epochs: int = 10
     lexicon: bool = True
 
@@ -57,9 +58,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def train_models(docs, records: list[dict], settings: Settings, lexicon: dict[str, str] | None):
     """(mention model, relation model) trained on docs that went through the rule components."""
-    mentions = T.train(docs, records, epochs=settings.epochs, l2=settings.l2, lr=settings.lr, seed=settings.seed,
-                       lexicon=lexicon)
-    T.mark(docs, mentions, settings.threshold)
+    mentions = T.train(docs, records, epochs=settings.epochs, l2=settings.l2, lr=settings.lr,
+                       seed=settings.seed, lexicon=lexicon)
+    T.mark(docs, mentions, settings.threshold, settings.name_threshold)
     relations = T.train_relations(docs, records, epochs=settings.rel_epochs, seed=settings.seed)
     return mentions, relations
 
@@ -78,9 +79,10 @@ def out_of_fold(docs, records: list[dict], settings: Settings, lexicon, k: int =
     for held in cv.folds(records, k, settings.seed):
         held_set = set(held)
         rest = [i for i in range(len(records)) if i not in held_set]
-        mentions, relations = train_models([docs[i] for i in rest], [records[i] for i in rest], settings, lexicon)
+        mentions, relations = train_models([docs[i] for i in rest], [records[i] for i in rest], settings,
+                                           lexicon)
         held_docs = [docs[i] for i in held]
-        T.mark(held_docs, mentions, settings.threshold)
+        T.mark(held_docs, mentions, settings.threshold, settings.name_threshold)
         for doc, i in zip(held_docs, held, strict=True):
             gold_ents, gold_rels = _norm_sets(records[i])
             best: dict[tuple[str, str], float] = {}
@@ -113,8 +115,9 @@ def train_all(records: list[dict], out_dir: Path, settings: Settings, shared: Pa
     else:
         calibration = {}
     mentions, relations = train_models(docs, records, settings, lexicon)
-    mentions.calibration = {"threshold": settings.threshold, **({"entity": calibration["entity"]}
-                                                               if calibration else {})}
+    mentions.calibration = {"threshold": settings.threshold, "name_threshold": settings.name_threshold}
+    if calibration:
+        mentions.calibration["entity"] = calibration["entity"]
     relations.calibration = {"relation": calibration["relation"]} if calibration else {}
     mentions.to_disk(out_dir / M.FILE_NAME)
     relations.to_disk(out_dir / R.FILE_NAME)

@@ -106,7 +106,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", default=SHARED)
     parser.add_argument("--folds", type=int, default=5)
-    parser.add_argument("--dev", action="store_true", help="also train on all training gold, score the dev sets")
+    parser.add_argument("--dev", action="store_true",
+                        help="also train on all training gold, score the dev sets")
     parser.add_argument("--no-cv", action="store_true", help="skip cross-validation (with --dev)")
     parser.add_argument("--out", default="", help="write the out-of-fold predictions here (JSONL)")
     parser.add_argument("--json", default="", help="write all scores here (JSON)")

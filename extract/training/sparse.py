@@ -70,7 +70,7 @@ def isotonic(xs: list[float], ys: list[int], knots: int = 20) -> list[list[float
     for xi, yi in zip(x, y, strict=True):
         blocks.append([yi, 1.0, xi, xi])
         while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] >= blocks[-1][0] / blocks[-1][1]:
-            s, c, lo, hi = blocks.pop()
+            s, c, _lo, hi = blocks.pop()
             blocks[-1][0] += s
             blocks[-1][1] += c
             blocks[-1][3] = hi

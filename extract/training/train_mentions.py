@@ -19,12 +19,11 @@ from pathlib import Path
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from paperkg.extract import mention_scorer as M
+from paperkg.extract import relation_scorer as R
 from paperkg.extract.doc_utils import FINAL, TokenView, doc_text, sentence_index
 from paperkg.extract.introduced import detect_introduced
 from paperkg.extract.relations import extract_relations
-from paperkg.extract.resolver import extend_name_suffixes, retype_listed
-from paperkg.extract import mention_scorer as M
-from paperkg.extract import relation_scorer as R
 from paperkg.extract.training import data, sparse
 from paperkg.graph.records import ENTITY_TYPES
 
@@ -55,8 +54,8 @@ def instances(docs: list[Doc], records: list[dict], lexicon) -> list[tuple[list[
     probe = M.SparseSoftmax(LABELS, {}, lexicon=lexicon)
     for doc, rec in zip(docs, records, strict=True):
         gold = gold_spans(doc, rec)
-        keys, feats = M.features_of(doc, probe)
-        for key, f in zip(keys, feats, strict=True):
+        cands, feats = M.features_of(doc, probe)
+        for key, f in zip(cands, feats, strict=True):
             out.append((f, LABELS.index(gold.get(key, M.LABELS_O))))
     return out
 
@@ -103,10 +102,11 @@ def _norm(text: str) -> str:
     return re.sub(r"[\u2010\u2011\u2012\u2013\u2014\u2212\-\s]+", " ", text.casefold()).strip(" .,;:")
 
 
-def mark(docs: list[Doc], model: M.SparseSoftmax, threshold: float) -> None:
+def mark(docs: list[Doc], model: M.SparseSoftmax, threshold: float, name_threshold: float = 1.0) -> None:
     """Run the mention scorer and the introduction marker over docs that went through the rules."""
     scorer = M.MentionScorer("paperkg_mentions", threshold=threshold)
-    scorer.model = model
+    scorer.model = M.SparseSoftmax(model.labels, model.weights, lexicon=model.lexicon,
+                                   calibration={"name_threshold": name_threshold})
     for doc in docs:
         scorer(doc)
         sents, sent_of = sentence_index(doc)
@@ -131,21 +131,17 @@ def train_relations(docs: list[Doc], records: list[dict], *, epochs: int = 10, l
     return M.SparseSoftmax(R.RELATION_LABELS, weights)
 
 
-def predict(docs: list[Doc], records: list[dict], rel_model: M.SparseSoftmax | None,
-            rel_threshold: float) -> dict[str, dict]:
-    """`paperkg extract` lines of docs already marked by `mark` (rule relations when no model)."""
+def predict(docs: list[Doc], records: list[dict]) -> dict[str, dict]:
+    """`paperkg extract` lines of docs already marked by `mark`, with the rules' relations."""
     from paperkg.extract.pipeline import doc_to_extraction
 
     out = {}
     for doc, rec in zip(docs, records, strict=True):
-        if rel_model is None:
-            sents, sent_of = sentence_index(doc)
-            text = doc_text(doc)
-            intro = {text[a:b] for a, b in doc._.paperkg_introduced}
-            doc._.paperkg_relations = extract_relations(doc, list(doc.spans[FINAL]), intro,
-                                                        doc._.paperkg_aliases, sents, sent_of)
-        else:
-            doc._.paperkg_relations = [r[:4] for r in R.score_relations(doc, rel_model, rel_threshold)]
+        sents, sent_of = sentence_index(doc)
+        text = doc_text(doc)
+        intro = {text[a:b] for a, b in doc._.paperkg_introduced}
+        doc._.paperkg_relations = extract_relations(doc, list(doc.spans[FINAL]), intro,
+                                                    doc._.paperkg_aliases, sents, sent_of)
         out[rec["id"]] = doc_to_extraction(doc, rec["id"]).to_json()
     return out
 
@@ -163,7 +159,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--lr", type=float, default=0.2)
     parser.add_argument("--min-count", type=int, default=1)
     parser.add_argument("--threshold", type=float, default=0.35, help="mention threshold")
-    parser.add_argument("--thresholds", default="0.3,0.4,0.5", help="relation thresholds to compare")
+    parser.add_argument("--thresholds", default="0.3,0.4,0.5", help="name-source thresholds to compare")
     parser.add_argument("--no-lexicon", action="store_true")
     parser.add_argument("--only", type=int, default=0, help="quick look: run only the first N folds")
     args = parser.parse_args(argv)
@@ -190,18 +186,14 @@ def main(argv: list[str] | None = None) -> None:
         t0 = time.time()
         model = train([docs[i] for i in rest], [records[i] for i in rest], epochs=args.epochs, l2=args.l2,
                       lr=args.lr, seed=args.seed, min_count=args.min_count, lexicon=lexicon)
-        rest_docs, rest_recs = [docs[i] for i in rest], [records[i] for i in rest]
-        mark(rest_docs, model, args.threshold)
-        rel_model = train_relations(rest_docs, rest_recs)
         held_docs, held_recs = [docs[i] for i in held], [records[i] for i in held]
-        mark(held_docs, model, args.threshold)
-        preds["rules"] = preds.get("rules", {})
-        preds["rules"].update(predict(held_docs, held_recs, None, 0))
         for t in thresholds:
-            preds[t].update(predict(held_docs, held_recs, rel_model, t))
-        print(f"fold {k}: {time.time() - t0:.0f}s, {len(model.weights)} features", file=sys.stderr, flush=True)
-    for t in ["rules", *thresholds]:
-        print(f"mention threshold {args.threshold}, relations: {t}")
+            mark(held_docs, model, args.threshold, t)
+            preds[t].update(predict(held_docs, held_recs))
+        print(f"fold {k}: {time.time() - t0:.0f}s, {len(model.weights)} features", file=sys.stderr,
+              flush=True)
+    for t in thresholds:
+        print(f"mention threshold {args.threshold}, name threshold: {t}")
         print(CV.format_table(CV.score_groups(scorer, records_scored, preds[t])))
 
 

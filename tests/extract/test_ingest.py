@@ -122,7 +122,7 @@ def test_a_retrained_model_re_extracts_default_mode_only(
         tmp_path: Path, corpus_file: Path, monkeypatch: pytest.MonkeyPatch, mode: str,
         reextracted: int) -> None:
     def retrain(package: Path) -> None:
-        typer = package / "model" / "typer.json"
+        typer = package / "model" / "relations.json"
         data = json.loads(typer.read_text(encoding="utf-8"))
         bias = data["weights"].get("bias", [0.0] * len(data["labels"]))
         data["weights"]["bias"] = [w + 0.001 for w in bias]

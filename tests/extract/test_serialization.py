@@ -37,8 +37,8 @@ def test_saved_pipeline_loads_in_a_fresh_process_with_the_same_results(tmp_path:
     nlp = build_nlp(mode)
     nlp.to_disk(tmp_path / "nlp")
     if mode == "default":
-        assert (tmp_path / "nlp" / "paperkg_typer" / "typer.json").is_file()
-        assert (tmp_path / "nlp" / "paperkg_phrases" / "phrases.json").is_file()
+        assert (tmp_path / "nlp" / "paperkg_mentions" / "mentions.json").is_file()
+        assert (tmp_path / "nlp" / "paperkg_relation_scorer" / "relations.json").is_file()
     assert (tmp_path / "nlp" / "paperkg_gazetteer" / "gazetteer.tsv").is_file()
     out = subprocess.run([sys.executable, "-c", LOAD, str(tmp_path / "nlp"), TEXT], check=True,
                          capture_output=True, text=True)
@@ -51,9 +51,10 @@ def test_saved_weights_are_the_ones_used(tmp_path: Path) -> None:
     """`from_disk` reads the weights saved in the pipeline directory, not the shipped file."""
     nlp = build_nlp("default")
     nlp.to_disk(tmp_path / "nlp")
-    saved = tmp_path / "nlp" / "paperkg_typer" / "typer.json"
+    saved = tmp_path / "nlp" / "paperkg_mentions" / "mentions.json"
     data = json.loads(saved.read_text(encoding="utf-8"))
     data["weights"] = {}
     saved.write_text(json.dumps(data), encoding="utf-8")
-    typer = build_nlp("default").get_pipe("paperkg_typer").from_disk(tmp_path / "nlp" / "paperkg_typer")
-    assert typer.model.weights == {}
+    saved_dir = tmp_path / "nlp" / "paperkg_mentions"
+    scorer = build_nlp("default").get_pipe("paperkg_mentions").from_disk(saved_dir)
+    assert scorer.model.weights == {}
