@@ -22,6 +22,7 @@ from spacy.tokens import Doc, Span
 
 from paperkg.extract.doc_utils import CANDS, FINAL, TokenView, doc_text, sentence_index
 from paperkg.extract.head_types import is_generic
+from paperkg.extract.hygiene import is_not_entity
 from paperkg.extract.lexicon.phrases import CHUNK_GLUE
 from paperkg.extract.lexicon.resolver import SOURCE_RANK
 from paperkg.extract.phrases import phrase_candidates, phrase_chunks
@@ -211,6 +212,13 @@ def score_candidates(doc: Doc, model: SparseSoftmax) -> list[tuple[float, int, i
     return out
 
 
+def _never_entity(doc: Doc, start: int, end: int) -> bool:
+    """Generic kinds (`LLMs`, `diffusion models`) and what is never an entity alone (`7B`, `GPU`, a span
+    with a line break): dropped whatever the model says, as the rank-based resolver drops them."""
+    text = doc[start:end].text
+    return is_generic(text) or is_not_entity(text)
+
+
 def decode(doc: Doc, model: SparseSoftmax, threshold: float,
            name_threshold: float = 1.0) -> tuple[list[Span], list[float]]:
     """Non-overlapping candidates with P(entity) >= threshold (>= `name_threshold` for names a
@@ -226,7 +234,7 @@ def decode(doc: Doc, model: SparseSoftmax, threshold: float,
             break
         if prob < threshold and source not in NAME_SOURCES:
             continue
-        if any(taken[start:end]):
+        if any(taken[start:end]) or _never_entity(doc, start, end):
             continue
         taken[start:end] = b"\x01" * (end - start)
         chosen.append((start, end, row, prob, source))
