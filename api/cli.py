@@ -362,27 +362,46 @@ def export_neo4j_import(out: str, **kwargs: Any) -> None:
                f"{out}/schema.cypher", err=True)
 
 
+def _output_options(func: Callable) -> Callable:
+    """One of --table, --tsv, --csv, --json, --nl (default: a table on a terminal, TSV otherwise)."""
+    choices = [
+        ("--table", "table", "An aligned table (the default on a terminal)."),
+        ("--tsv", "tsv", "Tab-separated, header first (the default when stdout is not a terminal)."),
+        ("--csv", "csv", "Comma-separated, header first (RFC 4180 quoting)."),
+        ("--json", "json", "One JSON array of row objects."),
+        ("--nl", "nl", "JSON lines: one row object a line."),
+    ]
+    for flag, value, text in reversed(choices):
+        func = click.option(flag, "fmt", flag_value=value, help=text)(func)
+    return func
+
+
 @main.command()
 @click.argument("name", required=False)
 @click.option("--cypher", default=None, help="Run read-only Cypher text instead of a catalog query.")
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="A query parameter.")
-@click.option("--list", "list_queries", is_flag=True, help="List the catalog.")
-@click.option("--json", "as_json", is_flag=True, help="Print rows as JSON.")
+@click.option("--list", "list_queries", is_flag=True,
+              help="List the catalog (with --json: parameters with types, defaults and ranges).")
+@_output_options
 @store_options
 @handle_errors
 def query(name: str | None, cypher: str | None, params: tuple[str, ...], list_queries: bool,
-          as_json: bool, **kwargs: Any) -> None:
+          fmt: str | None, **kwargs: Any) -> None:
     """Run a named catalog query (see --list) or read-only --cypher on either store."""
+    from paperkg.api.output import write_rows
     from paperkg.queries.catalog import catalog_json
     from paperkg.queries.runner import run_cypher_bounded, run_named
 
     if list_queries:
         catalog = catalog_json()
-        if as_json:
+        if fmt == "json":
             _print_json(catalog)
+        elif fmt == "nl":
+            for entry in catalog:
+                _print_json(entry)
         else:
             for q in catalog:
-                args = ", ".join(p["name"] + ("" if p["required"] else "?") for p in q["params"])
+                args = ", ".join(_param_text(p) for p in q["params"])
                 click.echo(f"{q['name']}({args})  {q['description']}")
         return
     if bool(name) == bool(cypher):
@@ -405,16 +424,23 @@ def query(name: str | None, cypher: str | None, params: tuple[str, ...], list_qu
             rows = run_named(store, name, raw)  # type: ignore[arg-type]
     finally:
         store.close()
-    if as_json:
-        _print_json(rows)
-        return
-    if not rows:
+    if not rows and fmt not in ("json", "nl"):
         click.echo("(no rows)", err=True)
-        return
-    columns = list(rows[0])
-    click.echo("\t".join(columns))
-    for row in rows:
-        click.echo("\t".join(_cell(row.get(c)) for c in columns))
+        if fmt not in ("csv", "tsv"):
+            return
+    write_rows(rows, fmt or ("table" if sys.stdout.isatty() else "tsv"), sys.stdout)
+
+
+def _param_text(p: dict[str, Any]) -> str:
+    """`limit?=20 (1..1000)`: name, ? when optional, default, range."""
+    text = p["name"] + ("" if p["required"] else "?")
+    if p.get("default") is not None:
+        text += f"={json.dumps(p['default'], ensure_ascii=False)}"
+    if p.get("min") is not None or p.get("max") is not None:
+        lo = "" if p.get("min") is None else p["min"]
+        hi = "" if p.get("max") is None else p["max"]
+        text += f" ({lo}..{hi})"
+    return text
 
 
 def _json_or_text(value: str) -> Any:
@@ -422,12 +448,6 @@ def _json_or_text(value: str) -> Any:
         return json.loads(value)
     except ValueError:
         return value
-
-
-def _cell(value: Any) -> str:
-    if isinstance(value, (list, dict)):
-        return json.dumps(value, ensure_ascii=False)
-    return "" if value is None else str(value)
 
 
 @main.command()

@@ -9,7 +9,7 @@ every response against it.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue
 
@@ -87,7 +87,12 @@ class CatalogParam(BaseModel):
     name: str
     type: str
     required: bool
+    default: Any = Field(None, description="The value used when the parameter is absent (null: none).")
+    min: int | float | None = Field(None, description="Smallest allowed value (numbers only).")
+    max: int | float | None = Field(None, description="Largest allowed value (numbers only).")
     example: Any = None
+    schema_: dict[str, Any] = Field(alias="schema", serialization_alias="schema",
+                                    description="JSON Schema of the value, range and default included.")
 
 
 class CatalogQuery(BaseModel):
@@ -98,13 +103,169 @@ class CatalogQuery(BaseModel):
     params: list[CatalogParam]
 
 
-class QueryResult(BaseModel):
+RowT = TypeVar("RowT")
+
+
+class Page(BaseModel, Generic[RowT]):
+    """The one envelope of every list this API returns: the page's `items`, the `limit` and
+    `offset` that cut it (`limit` null: the answer is not paged, every item is here) and the
+    `offset` of the next page (`next_offset`, null on the last page)."""
+
+    items: list[RowT]
+    limit: int | None = Field(description="Page size asked for; null when the answer is not paged.")
+    offset: int = Field(0, description="Items skipped before this page.")
+    next_offset: int | None = Field(None, description="`offset` of the next page; null on the last page.")
+
+
+class QueryResult(Page[RowT], Generic[RowT]):
+    """A catalog query's or Cypher's answer: the envelope plus what ran."""
+
     query: str = Field(description="The catalog query's name, or the Cypher text that ran.")
     params: dict[str, Any] = Field(description="The parameters as received.")
-    rows: list[dict[str, Any]]
     truncated: bool = Field(False, description=(
         "True when rows were left out: the answer passed the server's row or byte limit "
         "(`PAPERKG_MAX_ANSWER_ROWS`, `PAPERKG_MAX_ANSWER_BYTES`). Add a LIMIT or page with SKIP."))
+
+
+# --- catalog rows: one model per catalog query, the columns its Cypher RETURNs ----------------------
+# Extra columns are allowed (and passed through) so a store or a newer catalog adding a column does
+# not break clients; tests/api/test_query_models.py checks every RETURN column has a field here.
+
+
+class _Row(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class EntitySearchRow(_Row):
+    id: str
+    name: str | None = None
+    type: EntityType | None = None
+    aliases: list[str] | None = None
+    papers: int | None = Field(None, description="Papers mentioning it.")
+
+
+class EntityRow(EntitySearchRow):
+    introduced: int | None = Field(None, description="Papers introducing it.")
+    family: str | None = None
+    ambiguous: bool = False
+
+
+class NeighborsRow(_Row):
+    entity: str = Field(description="Id of the named entity this row is about.")
+    relation: str = Field(description="Relation type, e.g. `EVALUATED_ON`.")
+    direction: Literal["out", "in"]
+    id: str
+    name: str | None = None
+    type: EntityType | None = None
+    support: int | None = Field(None, description="Papers stating the relation.")
+    confidence: float | None = Field(None, description="Combined confidence (1.0 when none is stored).")
+
+
+class PapersMentioningRow(_Row):
+    id: str
+    title: str | None = None
+    year: int | None = None
+    mentions: int = Field(description="Mentions of the named entities in this paper.")
+    entities: list[str] = Field(description="Ids of the named entities this paper mentions.")
+
+
+class PapersWithAllRow(_Row):
+    id: str
+    title: str | None = None
+    year: int | None = None
+
+
+class EvaluatedOnRow(_Row):
+    dataset: str = Field(description="Id of the named dataset or benchmark.")
+    id: str
+    name: str | None = None
+    type: EntityType | None = None
+    support: int | None = None
+    confidence: float | None = None
+
+
+class BenchmarksOfRow(_Row):
+    entity: str = Field(description="Id of the named method or model.")
+    id: str
+    name: str | None = None
+    type: EntityType | None = None
+    support: int | None = None
+    confidence: float | None = None
+
+
+class ComparedWithRow(BenchmarksOfRow):
+    direction: Literal["out", "in"]
+
+
+class TopEntitiesRow(_Row):
+    id: str
+    name: str | None = None
+    type: EntityType | None = None
+    papers: int | None = None
+    introduced: int | None = None
+
+
+class CooccurringRow(_Row):
+    entity: str
+    id: str
+    name: str | None = None
+    type: EntityType | None = None
+    papers: int = Field(description="Papers mentioning both.")
+
+
+class IntroducedInRow(_Row):
+    id: str
+    name: str | None = None
+    type: EntityType | None = None
+    papers: int = Field(description="Papers of the collection introducing it.")
+    paper: str = Field(description="The smallest id of those papers.")
+
+
+class ShortestPathRow(_Row):
+    step: int
+    via: str | None = Field(None, description="`-TYPE->` or `<-TYPE-`: the edge from the previous step.")
+    id: str
+    type: str = Field(description="The node's label (`Paper` or an entity type).")
+    name: str | None = None
+
+
+class PaperRow(_Row):
+    id: str
+    ids: list[str] = Field(default_factory=list)
+    title: str | None = None
+    year: int | None = None
+    authors: list[str] = Field(default_factory=list)
+    url: str | None = None
+    abstract: str | None = None
+    collections: list[str] = Field(default_factory=list)
+    entities: list[dict[str, Any]] = Field(default_factory=list, description=(
+        "Each entity the paper mentions: id, type, name, count, introduced, mentions (sentence, start, "
+        "end, surface)."))
+
+
+class TimelineRow(_Row):
+    year: int
+    papers: int = Field(description="Papers of that year mentioning the entity.")
+
+
+class TrendingRow(_Row):
+    id: str
+    name: str | None = None
+    type: EntityType | None = None
+    recent: int = Field(description="Papers from `since` to `until` mentioning it.")
+    before: int = Field(description="Papers of the as many years just before `since` mentioning it.")
+    growth: int = Field(description="recent - before.")
+    since: int
+    until: int
+
+
+ROW_MODELS: dict[str, type[_Row]] = {
+    "entity_search": EntitySearchRow, "entity": EntityRow, "neighbors": NeighborsRow,
+    "papers_mentioning": PapersMentioningRow, "papers_with_all": PapersWithAllRow,
+    "evaluated_on": EvaluatedOnRow, "benchmarks_of": BenchmarksOfRow, "compared_with": ComparedWithRow,
+    "top_entities": TopEntitiesRow, "cooccurring": CooccurringRow, "introduced_in": IntroducedInRow,
+    "shortest_path": ShortestPathRow, "paper": PaperRow, "timeline": TimelineRow, "trending": TrendingRow,
+}
 
 
 class CypherRequest(BaseModel):

@@ -372,7 +372,7 @@ def measure_query(client: httpx.Client, query: str, variants: list[Variant], req
             errors.append({"path": paths[i], "status": response.status_code, "body": response.text[:300]})
             return None
         if i not in rows:
-            rows[i] = len(response.json().get("rows", []))
+            rows[i] = len(response.json().get("items", []))
         return took
 
     for _ in range(warmup):

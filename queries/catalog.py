@@ -52,7 +52,8 @@ class CatalogQuery:
         return {
             "name": self.name,
             "description": self.description,
-            "params": [{"name": p.name, "type": p.type, "required": p.required, "example": p.example}
+            "params": [{"name": p.name, "type": p.type, "required": p.required, "default": p.default,
+                        "min": p.min, "max": p.max, "example": p.example, "schema": p.json_schema()}
                        for p in self.params],
         }
 
@@ -130,6 +131,7 @@ def load_catalog() -> dict[str, CatalogQuery]:
 
 
 def catalog_json() -> list[dict[str, Any]]:
-    """The catalog as `[{"name", "description", "params": [{"name", "type", "required", "example"}]}]`
+    """The catalog as `[{"name", "description", "params": [{"name", "type", "required", "default",
+    "min", "max", "example", "schema"}]}]` (`schema`: the value's JSON Schema, range included)
     sorted by name: what `paperkg query --list --json` prints and `GET /queries` returns."""
     return [q.to_json() for _, q in sorted(load_catalog().items())]

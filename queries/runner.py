@@ -15,8 +15,9 @@ in `NetworkxBackend.run_cypher`, the one place the embedded store runs user Cyph
 
 from __future__ import annotations
 
+import difflib
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
 from paperkg.graph.errors import BadInputError, NotFoundError
@@ -34,9 +35,21 @@ def get_query(name: str) -> CatalogQuery:
     query = catalog.get(name) if isinstance(name, str) else None
     if query is None:
         shown = repr(name)[:80]
-        raise NotFoundError(f"no catalog query named {shown}",
+        guess = did_you_mean(name, catalog) if isinstance(name, str) else ""
+        raise NotFoundError(f"no catalog query named {shown}{guess}",
                             f"known: {', '.join(sorted(catalog))} (see `paperkg query --list`)")
     return query
+
+
+def did_you_mean(given: str, known: Iterable[str]) -> str:
+    """` (did you mean 'neighbors'?)` for the closest known names (difflib), or "" when none is close.
+    Case and dashes are forgiven: `Papers-Mentioning` finds `papers_mentioning`."""
+    options = {k.lower(): k for k in known}
+    folded = given[:200].strip().lower().replace("-", "_").replace(" ", "_")
+    close = difflib.get_close_matches(folded, list(options), n=3, cutoff=0.6)
+    if not close:
+        return ""
+    return " (did you mean " + " or ".join(repr(options[c]) for c in close) + "?)"
 
 
 def validate_params(query: CatalogQuery, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -48,8 +61,8 @@ def validate_params(query: CatalogQuery, params: Mapping[str, Any]) -> dict[str,
     unknown = sorted(str(k) for k in params if k not in declared)
     if unknown:
         expected = ", ".join(f"{p.name} ({p.describe()})" for p in query.params) or "none"
-        raise BadInputError(f"unknown parameter {unknown[0]!r} for query {query.name!r}",
-                            f"its parameters: {expected}")
+        raise BadInputError(f"unknown parameter {unknown[0]!r} for query {query.name!r}"
+                            f"{did_you_mean(unknown[0], declared)}", f"its parameters: {expected}")
     values: dict[str, Any] = {}
     for p in query.params:
         raw = params.get(p.name)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
 
@@ -30,14 +30,15 @@ def bounds_of(settings: Settings) -> Bounds:
                   workers=settings.cypher_workers)
 
 
-@router.post("/cypher", response_model=QueryResult,
+@router.post("/cypher", response_model=QueryResult[dict[str, Any]],
              responses=problem_responses(400, 403, 413, 422, 503))
 async def cypher(body: CypherRequest, request: Request,
-                 store: Annotated[GraphStore, Depends(get_store)]) -> QueryResult:
+                 store: Annotated[GraphStore, Depends(get_store)]) -> QueryResult[Any]:
     """Run read-only Cypher. Writing, file-reading (`LOAD CSV`) and procedure calls are refused
     (403); Cypher the embedded store cannot answer exactly is refused (422) rather than answered
     wrongly; text or answers beyond the server's limits are refused (422 naming the limit) or cut
-    (`truncated: true`); a query that runs past the time limit is stopped (503, `Retry-After`)."""
+    (`truncated: true`); a query that runs past the time limit is stopped (503, `Retry-After`). The
+    answer is not paged (`limit` null): bound it with the Cypher's own LIMIT."""
     gone = threading.Event()
 
     async def watch() -> None:
@@ -60,4 +61,5 @@ async def cypher(body: CypherRequest, request: Request,
         watcher.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await watcher
-    return QueryResult(query=body.query, params=body.params, rows=answer.rows, truncated=answer.truncated)
+    return QueryResult(query=body.query, params=body.params, items=answer.rows, limit=None,
+                       truncated=answer.truncated)

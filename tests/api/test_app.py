@@ -90,10 +90,10 @@ def test_named_query_get_and_post_agree(client: TestClient) -> None:
     assert got.status_code == 200, got.text
     body = got.json()
     assert body["query"] == "entity_search" and body["params"] == {"q": "grpo"}
-    assert any(row.get("name") == "GRPO" for row in body["rows"])
+    assert any(row.get("name") == "GRPO" for row in body["items"])
     posted = client.post("/queries/entity_search", json={"q": "grpo"})
     assert posted.status_code == 200, posted.text
-    assert posted.json()["rows"] == body["rows"]
+    assert posted.json()["items"] == body["items"]
 
 
 def test_every_catalog_example_answers(client: TestClient) -> None:
@@ -167,13 +167,13 @@ def test_entity_search_type_and_paging(client: TestClient) -> None:
 
 def test_papers_mentioning_pages_by_paper_id(client: TestClient) -> None:
     """`limit` and `offset` cut the id-ordered list of papers; out-of-range values are 422."""
-    whole = client.get("/queries/papers_mentioning", params={"name": "GRPO"}).json()["rows"]
+    whole = client.get("/queries/papers_mentioning", params={"name": "GRPO"}).json()["items"]
     assert [r["id"] for r in whole] == sorted(r["id"] for r in whole) and len(whole) >= 2
     pages = [client.get("/queries/papers_mentioning", params={"name": "GRPO", "limit": 1, "offset": i})
-             .json()["rows"] for i in range(len(whole) + 1)]
+             .json()["items"] for i in range(len(whole) + 1)]
     assert [r for page in pages for r in page] == whole and pages[-1] == []
     posted = client.post("/queries/papers_mentioning", json={"name": "GRPO", "limit": 1, "offset": 1})
-    assert posted.json()["rows"] == whole[1:2]
+    assert posted.json()["items"] == whole[1:2]
     for bad in ({"limit": 0}, {"limit": 1001}, {"offset": -1}, {"offset": "x"}):
         response = client.get("/queries/papers_mentioning", params={"name": "GRPO", **bad})
         assert response.status_code == 422 and response.headers["content-type"].startswith(
@@ -280,7 +280,7 @@ def test_unknown_paper_is_404(client: TestClient, pid: str) -> None:
 def test_read_cypher(client: TestClient) -> None:
     response = client.post("/cypher", json={"query": "MATCH (m:Model) RETURN m.name AS name"})
     assert response.status_code == 200, response.text
-    assert response.json()["rows"] == [{"name": "Qwen3-8B"}]
+    assert response.json()["items"] == [{"name": "Qwen3-8B"}]
 
 
 @pytest.mark.parametrize("query", [

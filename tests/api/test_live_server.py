@@ -73,7 +73,7 @@ def test_live_server(server: tuple[str, subprocess.Popen[bytes], Path]) -> None:
         assert http.get("/stats").json()["nodes"]["Paper"] == 3
         catalog = http.get("/queries").json()
         assert {q["name"] for q in catalog} >= {"entity_search", "entity", "neighbors"}
-        rows = http.get("/queries/entity_search", params={"q": "grpo"}).json()["rows"]
+        rows = http.get("/queries/entity_search", params={"q": "grpo"}).json()["items"]
         assert any(r.get("name") == "GRPO" for r in rows)
         assert len(http.get("/entities", params={"q": "policy"}).json()["items"]) == 2
         assert http.get("/entities/GRPO").json()["id"] == "method:grpo"

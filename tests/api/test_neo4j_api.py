@@ -116,12 +116,12 @@ def test_read_cypher_on_neo4j(neo4j_client: TestClient) -> None:
     response = neo4j_client.post("/cypher", json={"query": "MATCH (m:Model) RETURN m.name AS name",
                                                   "params": {}})
     assert response.status_code == 200, response.text
-    assert response.json()["rows"] == [{"name": "Qwen3-8B"}]
+    assert response.json()["items"] == [{"name": "Qwen3-8B"}]
     nodes = neo4j_client.post("/cypher", json={"query": "MATCH (m:Model) RETURN m LIMIT 1"})
-    assert nodes.status_code == 200 and nodes.json()["rows"][0]["m"]["name"] == "Qwen3-8B"
+    assert nodes.status_code == 200 and nodes.json()["items"][0]["m"]["name"] == "Qwen3-8B"
     text = "MATCH (e:Method) WHERE e.name = $n RETURN e.id AS id"
     param = neo4j_client.post("/cypher", json={"query": text, "params": {"n": "GRPO"}})
-    assert param.json()["rows"] == [{"id": "method:grpo"}]
+    assert param.json()["items"] == [{"id": "method:grpo"}]
 
 
 def test_graphml_from_neo4j_matches_embedded(embedded_client: TestClient, neo4j_client: TestClient) -> None:

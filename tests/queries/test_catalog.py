@@ -132,8 +132,12 @@ def test_catalog_json_shape() -> None:
     for q in data:
         assert set(q) == {"name", "description", "params"}
         for p in q["params"]:
-            assert set(p) == {"name", "type", "required", "example"}
+            assert set(p) == {"name", "type", "required", "default", "min", "max", "example", "schema"}
     assert next(q for q in data if q["name"] == "papers_with_all")["params"][0]["example"] == ["RLHF", "PPO"]
+    neighbors = next(q for q in data if q["name"] == "neighbors")
+    limit = next(p for p in neighbors["params"] if p["name"] == "limit")
+    assert (limit["default"], limit["min"], limit["max"]) == (50, 1, 1000)
+    assert limit["schema"] == {"type": "integer", "minimum": 1, "maximum": 1000, "default": 50}
 
 
 def test_catalog_is_parsed_once() -> None:

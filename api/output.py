@@ -1,0 +1,75 @@
+"""Rows as a person or a program reads them: an aligned table, TSV, CSV, JSON or JSON lines.
+
+CSV and TSV go through the `csv` module, so a name holding a comma, a tab, a quote or a line break
+stays one cell (quoted, RFC 4180) instead of shifting every column after it. A cell that is a list
+or an object is written as JSON; null is an empty cell in CSV/TSV and in the table. The table is
+rich's, folded to the terminal's width (never when written to a file or pipe), with markup off
+(`[CLS]` is a name, not a style).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+FORMATS: tuple[str, ...] = ("table", "tsv", "csv", "json", "nl")
+
+
+def columns(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """Every column of the rows, in first-seen order (rows of one query share theirs)."""
+    seen: dict[str, None] = {}
+    for row in rows:
+        seen.update(dict.fromkeys(row))
+    return list(seen)
+
+
+def cell(value: Any) -> str:
+    """One value as the text of a CSV/TSV/table cell."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list | dict):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def write_rows(rows: Sequence[dict[str, Any]], fmt: str, out: TextIO) -> None:
+    """Write `rows` to `out` as `fmt` (one of FORMATS)."""
+    if fmt == "json":
+        out.write(json.dumps(list(rows), ensure_ascii=False) + "\n")
+    elif fmt == "nl":
+        for row in rows:
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+    elif fmt in ("csv", "tsv"):
+        names = columns(rows)
+        writer = csv.writer(out, delimiter="\t" if fmt == "tsv" else ",", lineterminator="\n")
+        if names:
+            writer.writerow(names)
+        writer.writerows([cell(row.get(c)) for c in names] for row in rows)
+    elif fmt == "table":
+        _table(rows, out)
+    else:
+        raise ValueError(f"unknown output format {fmt!r} (one of {', '.join(FORMATS)})")
+
+
+def _table(rows: Sequence[dict[str, Any]], out: TextIO) -> None:
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, header_style="bold", pad_edge=False)
+    names = columns(rows)
+    for name in names:
+        numeric = all(isinstance(r.get(name), int | float) and not isinstance(r.get(name), bool)
+                      for r in rows if r.get(name) is not None)
+        table.add_column(name, justify="right" if numeric else "left", overflow="fold")
+    for row in rows:
+        table.add_row(*(cell(row.get(c)) for c in names))
+    # a terminal: fold long cells to its width; a file or pipe (--table asked for): never fold
+    width = None if getattr(out, "isatty", lambda: False)() else 100_000
+    Console(file=out, width=width, highlight=False, markup=False, emoji=False, soft_wrap=False).print(table)

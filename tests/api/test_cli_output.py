@@ -1,0 +1,125 @@
+"""`paperkg query` output a person and a program can trust: CSV/TSV through the csv module, JSON,
+JSON lines, a table; "did you mean" for mistyped query and parameter names; `--list --json` with
+defaults and ranges."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from paperkg.api.cli import main
+from paperkg.api.output import cell, write_rows
+from paperkg.graph.corpus import Corpus
+from paperkg.graph.embedded import EmbeddedStore
+from tests.queries.graphs import tiny_graph
+
+NASTY_ROWS = [
+    {"name": "a, b", "n": 1, "tags": ["x", "y"], "ok": True, "none": None},
+    {"name": 'say "hi"\tthere', "n": 2.5, "tags": [], "ok": False, "none": None},
+    {"name": "two\nlines", "n": -3, "tags": {"k": "v"}, "ok": None, "none": None},
+]
+
+
+@pytest.fixture(scope="module")
+def tiny_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("tiny-store")
+    store = EmbeddedStore(path, create=True)
+    store.save(Corpus(), tiny_graph())
+    store.close()
+    return path
+
+
+def run(*args: str) -> Any:
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+@pytest.mark.parametrize(("fmt", "delimiter"), [("csv", ","), ("tsv", "\t")])
+def test_csv_and_tsv_cells_survive_delimiters_quotes_and_line_breaks(fmt: str, delimiter: str) -> None:
+    out = io.StringIO()
+    write_rows(NASTY_ROWS, fmt, out)
+    back = list(csv.reader(io.StringIO(out.getvalue()), delimiter=delimiter))
+    assert back[0] == ["name", "n", "tags", "ok", "none"]
+    assert back[1:] == [[cell(row[c]) for c in back[0]] for row in NASTY_ROWS]
+    assert back[3][0] == "two\nlines" and back[2][0] == 'say "hi"\tthere'
+
+
+@pytest.mark.parametrize(("value", "text"), [
+    (None, ""), (True, "true"), (False, "false"), (3, "3"), (2.5, "2.5"), ("a|b", "a|b"),
+    (["x", 1], '["x", 1]'), ({"k": None}, '{"k": null}'), ("数据", "数据"),
+])
+def test_cell(value: Any, text: str) -> None:
+    assert cell(value) == text
+
+
+def test_json_and_json_lines() -> None:
+    whole, lines = io.StringIO(), io.StringIO()
+    write_rows(NASTY_ROWS, "json", whole)
+    write_rows(NASTY_ROWS, "nl", lines)
+    assert json.loads(whole.getvalue()) == NASTY_ROWS
+    assert [json.loads(line) for line in lines.getvalue().splitlines()] == NASTY_ROWS
+
+
+def test_table_is_aligned_and_takes_names_literally() -> None:
+    out = io.StringIO()
+    write_rows([{"name": "[CLS]{pool}", "papers": 12}, {"name": "GRPO", "papers": 3}], "table", out)
+    lines = out.getvalue().splitlines()
+    assert "[CLS]{pool}" in out.getvalue()            # not taken for rich markup
+    assert lines[0].split() == ["name", "papers"], lines
+    assert lines[-1].rstrip().endswith(" 3") and len({len(line.rstrip()) for line in lines[2:]}) == 1
+
+
+@pytest.mark.parametrize("fmt", ["--csv", "--tsv", "--json", "--nl", "--table"])
+def test_every_format_gives_the_same_rows(tiny_store: Path, fmt: str) -> None:
+    args = ["query", "neighbors", "--param", "name=GRPO", "--store", str(tiny_store)]
+    expected = json.loads(run(*args, "--json").output)
+    assert len(expected) == 5
+    output = run(*args, fmt).output
+    if fmt in ("--csv", "--tsv"):
+        rows = list(csv.DictReader(io.StringIO(output), delimiter="," if fmt == "--csv" else "\t"))
+        assert rows == [{k: cell(v) for k, v in row.items()} for row in expected]
+    elif fmt == "--nl":
+        assert [json.loads(line) for line in output.splitlines()] == expected
+    elif fmt == "--table":
+        assert all(row["name"] in output for row in expected)
+    else:
+        assert json.loads(output) == expected
+
+
+def test_default_is_tsv_when_piped(tiny_store: Path) -> None:
+    output = run("query", "entity", "--param", "name=GRPO", "--store", str(tiny_store)).output
+    assert output.splitlines()[0].split("\t")[:3] == ["id", "name", "type"]
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["query", "papers_mentionning", "--param", "name=GRPO"], ["did you mean 'papers_mentioning'?"]),
+    (["query", "Neighbours", "--param", "name=GRPO"], ["did you mean 'neighbors'?"]),
+    (["query", "neighbors", "--param", "name=GRPO", "--param", "limt=3"],
+     ["unknown parameter 'limt'", "did you mean 'limit'?"]),
+    (["query", "neighbors", "--param", "name=GRPO", "--param", "confidence=0.5"],
+     ["did you mean 'min_confidence'?"]),
+    (["query", "nothing_close_at_all_here"], ["no catalog query named"]),
+])
+def test_did_you_mean(tiny_store: Path, args: list[str], words: list[str]) -> None:
+    result = CliRunner().invoke(main, [*args, "--store", str(tiny_store)])
+    assert result.exit_code in (65, 66), result.output
+    for word in words:
+        assert word in result.output
+    if "nothing_close" in args[1]:
+        assert "did you mean" not in result.output
+
+
+def test_list_json_shows_defaults_and_ranges() -> None:
+    catalog = json.loads(run("query", "--list", "--json").output)
+    params = {q["name"]: {p["name"]: p for p in q["params"]} for q in catalog}
+    assert params["neighbors"]["min_confidence"]["default"] == 0.0
+    floor = params["neighbors"]["min_confidence"]
+    assert (floor["min"], floor["max"]) == (0, 1)
+    assert params["trending"]["since"]["default"] is None and params["trending"]["since"]["max"] == 9999
+    text = run("query", "--list").output
+    assert "neighbors(name, limit?=50 (1..1000), offset?=0 (0..100000), min_confidence?=0.0 (0..1))" in text
