@@ -119,9 +119,9 @@ def test_huge_answers_are_refused_or_truncated(seed_server: tuple) -> None:
     many = httpx.post(f"{base}/cypher", json={"query": "MATCH (p:Paper) MATCH (m:Method) RETURN p.id AS p, "
                                                        "m.id AS m"}, timeout=30)
     assert many.status_code == 200 and many.json()["truncated"] is True
-    assert len(many.json()["rows"]) == 10_000
+    assert len(many.json()["items"]) == 10_000
     small = httpx.post(f"{base}/cypher", json={"query": "MATCH (m:Model) RETURN m.name AS n"}, timeout=30)
-    assert small.status_code == 200 and small.json()["truncated"] is False and small.json()["rows"]
+    assert small.status_code == 200 and small.json()["truncated"] is False and small.json()["items"]
 
 
 def test_nesting_is_refused_fast(seed_server: tuple) -> None:

@@ -150,7 +150,7 @@ async function overview() {
       h("div", { class: "n" }, (stats.nodes[t] || 0).toLocaleString()), badge(t)))),
     h("h2", {}, "Most mentioned"),
     h("div", { class: "grid" }, TYPES.map((type, i) => h("div", { class: "panel" }, h("h3", {}, badge(type)),
-      tops[i].rows.length ? h("ol", { class: "top" }, tops[i].rows.map((r) => h("li", {}, entityLink(r), " ", papers(r.papers))))
+      tops[i].items.length ? h("ol", { class: "top" }, tops[i].items.map((r) => h("li", {}, entityLink(r), " ", papers(r.papers))))
         : h("p", { class: "muted small" }, "none")))),
     h("h2", {}, "Rising"),
   ];
@@ -158,7 +158,7 @@ async function overview() {
     parts.push(h("p", { class: "muted" }, "This server's catalog has no `trending` query yet."));
   } else {
     const rising = await api("/queries/trending", { limit: 12 });
-    parts.push(rising.rows.length ? resultTable(rising.rows)
+    parts.push(rising.items.length ? resultTable(rising.items)
       : h("p", { class: "muted" }, "Nothing to compare: the papers in this graph carry no years."));
   }
   return parts;
@@ -204,7 +204,7 @@ async function entityPage(id, params) {
     // papers per year (the catalog's `timeline`, when this server has it)
     cat.has("timeline") ? api("/queries/timeline", { name: entity.name }) : null,
   ]);
-  const years = (timeline?.rows || []).filter((r) => r.year != null);
+  const years = (timeline?.items || []).filter((r) => r.year != null);
   const first = entity.first_year ?? (years.length ? Math.min(...years.map((r) => r.year)) : null);
   const last = entity.last_year ?? (years.length ? Math.max(...years.map((r) => r.year)) : null);
   const groups = new Map();
@@ -410,7 +410,7 @@ async function queriesPage(name, params) {
     }
     try {
       const result = await api(`/queries/${enc(name)}`, sent);
-      parts.push(h("h2", {}, `${result.rows.length} row${result.rows.length === 1 ? "" : "s"}`), resultTable(result.rows));
+      parts.push(h("h2", {}, `${result.items.length} row${result.items.length === 1 ? "" : "s"}`), resultTable(result.items));
     } catch (err) {
       parts.push(errorBox(err));
     }
