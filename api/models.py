@@ -148,6 +148,9 @@ class EntityRow(EntitySearchRow):
     introduced: int | None = Field(None, description="Papers introducing it.")
     family: str | None = None
     ambiguous: bool = False
+    first_year: int | None = Field(None, description="Year of the earliest paper mentioning it.")
+    last_year: int | None = Field(None, description="Year of the latest paper mentioning it.")
+    confidence: float | None = Field(None, description="The extractor's highest confidence in a mention.")
 
 
 class NeighborsRow(_Row):
@@ -237,6 +240,8 @@ class PaperRow(_Row):
     authors: list[str] = Field(default_factory=list)
     url: str | None = None
     abstract: str | None = None
+    sentence_starts: list[int] = Field(default_factory=list, description=(
+        "Where each sentence of the abstract starts; a mention's `sentence` indexes it."))
     collections: list[str] = Field(default_factory=list)
     entities: list[dict[str, Any]] = Field(default_factory=list, description=(
         "Each entity the paper mentions: id, type, name, count, introduced, mentions (sentence, start, "
