@@ -239,6 +239,8 @@ class PaperRow(_Row):
     year: int | None = None
     authors: list[str] = Field(default_factory=list)
     url: str | None = None
+    doi: str | None = None
+    categories: list[str] = Field(default_factory=list, description="arXiv categories, when known.")
     abstract: str | None = None
     sentence_starts: list[int] = Field(default_factory=list, description=(
         "Where each sentence of the abstract starts; a mention's `sentence` indexes it."))
