@@ -170,8 +170,8 @@ def test_catalog_answers_are_held_to_the_byte_budget(small_store: EmbeddedStore)
     params = {"q": "o", "limit": 100}
     with _client(small_store) as client:
         full = client.get("/queries/entity_search", params=params).json()
-        assert full["truncated"] is False and len(json.dumps(full["rows"])) > 200
+        assert full["truncated"] is False and len(json.dumps(full["items"])) > 200
     with _client(small_store, max_answer_bytes=200) as client:
         cut = client.get("/queries/entity_search", params=params).json()
-        assert cut["truncated"] is True and cut["rows"] == full["rows"][:len(cut["rows"])]
-        assert cut["rows"] and len(json.dumps(cut["rows"])) <= 200
+        assert cut["truncated"] is True and cut["items"] == full["items"][:len(cut["items"])]
+        assert cut["items"] and len(json.dumps(cut["items"])) <= 200
