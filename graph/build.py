@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 
 from paperkg.graph.corpus import Corpus, PaperEntry
@@ -56,10 +57,14 @@ def build_graph(corpus: Corpus) -> KnowledgeGraph:
     ids = {c: entity_id(res.label[c], res.canonical[c]) for c in res.label}
     papers_of: dict[str, set[str]] = defaultdict(set)
     introduced_by: dict[str, set[str]] = defaultdict(set)
-    relation_support: dict[tuple[str, str, str], dict[str, str]] = defaultdict(dict)
+    # per relation: supporting paper -> (evidence sentence, the paper's best confidence for it)
+    relation_support: dict[tuple[str, str, str], dict[str, tuple[str, float]]] = defaultdict(dict)
+    confidence_of: dict[str, float] = defaultdict(float)
+    year_of = {e.id: e.first("year") for e in corpus}
 
     for pid, ex in extracted:
         pkey = node_key("Paper", pid)
+        year = year_of.get(pid)
         per_entity: dict[str, list] = defaultdict(list)
         for m in ex.mentions:
             cluster = res.cluster_of.get((pid, m.text))
@@ -72,17 +77,27 @@ def build_graph(corpus: Corpus) -> KnowledgeGraph:
             eid = ids[cluster]
             mentions.sort(key=lambda m: m.start)
             papers_of[cluster].add(pid)
-            graph.add_edge(Edge("MENTIONS", pkey, eid, {
+            confidences = [round(m.confidence, 4) for m in mentions]
+            confidence_of[cluster] = max(confidence_of[cluster], *confidences)
+            mention_props: dict[str, object] = {
                 "count": len(mentions),
                 "sentences": [m.sentence for m in mentions],
                 "starts": [m.start for m in mentions],
                 "ends": [m.end for m in mentions],
                 "surfaces": [m.text for m in mentions],
-            }))
+                "confidences": confidences,
+                "confidence": max(confidences),
+            }
+            if year:
+                mention_props["year"] = year
+            graph.add_edge(Edge("MENTIONS", pkey, eid, mention_props))
             intro = [m for m in mentions if m.introduced]
             if intro:
                 introduced_by[cluster].add(pid)
-                graph.add_edge(Edge("INTRODUCES", pkey, eid, {"sentence": intro[0].sentence}))
+                intro_props: dict[str, object] = {"sentence": intro[0].sentence}
+                if year:
+                    intro_props["year"] = year
+                graph.add_edge(Edge("INTRODUCES", pkey, eid, intro_props))
         for rel in ex.relations:
             if rel.type not in RELATION_TYPES:
                 continue
@@ -91,8 +106,12 @@ def build_graph(corpus: Corpus) -> KnowledgeGraph:
             if head is None or tail is None or head == tail:
                 continue
             support = relation_support[(ids[head], rel.type, ids[tail])]
+            confidence = round(rel.confidence, 4)
             if pid not in support:
-                support[pid] = ex.sentence_text(rel.sentence) if rel.sentence < len(ex.sentences) else ""
+                sentence = ex.sentence_text(rel.sentence) if rel.sentence < len(ex.sentences) else ""
+                support[pid] = (sentence, confidence)
+            elif confidence > support[pid][1]:
+                support[pid] = (support[pid][0], confidence)
 
     for cluster, eid in ids.items():
         if not papers_of[cluster]:
@@ -107,7 +126,11 @@ def build_graph(corpus: Corpus) -> KnowledgeGraph:
             "keys": sorted({compact_key(a) for a in aliases} | {cluster}),
             "paper_count": len(papers_of[cluster]),
             "introduced_count": len(introduced_by[cluster]),
+            "confidence": confidence_of[cluster],
         }
+        years = [y for y in (year_of.get(p) for p in papers_of[cluster]) if y]
+        if years:
+            props["first_year"], props["last_year"] = min(years), max(years)
         if cluster in res.ambiguous:
             props["ambiguous"] = True
         if label == "Model":
@@ -116,9 +139,17 @@ def build_graph(corpus: Corpus) -> KnowledgeGraph:
 
     for (head, rtype, tail), support in sorted(relation_support.items()):
         papers = sorted(support)
-        graph.add_edge(Edge(rtype, head, tail, {
+        confidences = [support[p][1] for p in papers]
+        relation_props: dict[str, object] = {
             "papers": papers,
             "support": len(papers),
-            "evidence": [support[p] for p in papers],
-        }))
+            "evidence": [support[p][0] for p in papers],
+            "confidences": confidences,
+            # independent supporting papers: the relation holds unless every one of them is wrong
+            "confidence": round(1 - math.prod(1 - c for c in confidences), 4),
+        }
+        years = [y for y in (year_of.get(p) for p in papers) if y]
+        if years:
+            relation_props["first_year"] = min(years)
+        graph.add_edge(Edge(rtype, head, tail, relation_props))
     return graph
