@@ -13,7 +13,6 @@ that probability is the mention's confidence.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
@@ -28,6 +27,7 @@ from paperkg.extract.lexicon.resolver import SOURCE_RANK
 from paperkg.extract.phrases import phrase_candidates, phrase_chunks
 from paperkg.extract.resolver import extend_name_suffixes, retype_listed
 from paperkg.extract.typer import span_features
+from paperkg.extract.weights import LearnedWeights
 
 FILE_NAME = "mentions.json"
 # sources whose spans are names from a curated list or a model-name pattern: surer than their context
@@ -282,10 +282,13 @@ def decode(doc: Doc, model: SparseSoftmax, threshold: float,
     return spans, [round(calibrate(best_prob[s.text], table), 4) for s in spans]
 
 
-class MentionScorer:
+class MentionScorer(LearnedWeights):
     """Pipeline component `paperkg_mentions` (default mode, in place of the rank-based resolver):
     decodes the scored candidates, then applies the resolver's name-suffix and list-cue rules; writes
     `doc.spans["paperkg"]` and `doc._.paperkg_confidence`. Weights are saved with the pipeline."""
+
+    weights_class = SparseSoftmax
+    weights_file = FILE_NAME
 
     def __init__(self, name: str, *, path: str | None = None, threshold: float | None = None) -> None:
         self.name = name
@@ -308,17 +311,3 @@ class MentionScorer:
         doc._.paperkg_confidence = confidence
         return doc
 
-    def load(self, path: str | Path) -> MentionScorer:
-        self.model = SparseSoftmax.from_disk(path)
-        return self
-
-    def to_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> None:
-        path = Path(path)
-        path.mkdir(parents=True, exist_ok=True)
-        if self.model is not None:
-            self.model.to_disk(path / FILE_NAME)
-
-    def from_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> MentionScorer:
-        if (Path(path) / FILE_NAME).exists():
-            self.model = SparseSoftmax.from_disk(Path(path) / FILE_NAME)
-        return self

@@ -9,15 +9,13 @@ saved with the pipeline (`phrases.json`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from pathlib import Path
-
 import numpy
 from spacy.tokens import Doc, Span
 
 from paperkg.extract.doc_utils import TokenView, add_candidates
 from paperkg.extract.lexicon.phrases import CHUNK_BREAK, CHUNK_GLUE, MAX_PHRASE
 from paperkg.extract.typer import SpanTyper, span_features
+from paperkg.extract.weights import LearnedWeights
 
 FILE_NAME = "phrases.json"
 
@@ -85,8 +83,11 @@ def find_learned_phrases(doc: Doc, model: SpanTyper, min_prob: float) -> list[tu
     return spans
 
 
-class PhraseFinder:
+class PhraseFinder(LearnedWeights):
     """Pipeline component `paperkg_phrases`; `path` names saved weights (None: none until `from_disk`)."""
+
+    weights_class = SpanTyper
+    weights_file = FILE_NAME
 
     def __init__(self, name: str, *, path: str | None = None, min_prob: float = 0.3) -> None:
         self.name = name
@@ -99,18 +100,3 @@ class PhraseFinder:
         doc._.paperkg_scores = {(span.start, span.end): prob for span, prob in found}
         return doc
 
-    def load(self, path: str | Path) -> PhraseFinder:
-        """Use the weights saved at `path` (a `{FILE_NAME}` written by training)."""
-        self.model = SpanTyper.from_disk(path)
-        return self
-
-    def to_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> None:
-        path = Path(path)
-        path.mkdir(parents=True, exist_ok=True)
-        if self.model is not None:
-            self.model.to_disk(path / FILE_NAME)
-
-    def from_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> PhraseFinder:
-        if (Path(path) / FILE_NAME).exists():
-            self.model = SpanTyper.from_disk(Path(path) / FILE_NAME)
-        return self

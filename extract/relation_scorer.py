@@ -13,15 +13,13 @@ decide and the model scores. Writes `doc._.paperkg_relations` as [head, TYPE, ta
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from pathlib import Path
-
 from spacy.tokens import Doc, Span
 
 from paperkg.extract.doc_utils import FINAL, doc_text, sentence_index
 from paperkg.extract.lexicon.relations import COMPARE_RE, STRONG_COMPARE_RE, USE_RE, WE_RE
 from paperkg.extract.mention_scorer import SparseSoftmax, calibrate
 from paperkg.extract.relations import alias_map, extract_relations
+from paperkg.extract.weights import LearnedWeights
 
 FILE_NAME = "relations.json"
 NONE = "NONE"
@@ -99,8 +97,11 @@ def score_relations(doc: Doc, model: SparseSoftmax) -> list[list]:
             for (_key, _feats, rule), row in zip(pairs, probs, strict=True)]
 
 
-class RelationScorer:
+class RelationScorer(LearnedWeights):
     """Pipeline component `paperkg_relation_scorer` (default mode, in place of `paperkg_relations`)."""
+
+    weights_class = SparseSoftmax
+    weights_file = FILE_NAME
 
     def __init__(self, name: str, *, path: str | None = None) -> None:
         self.name = name
@@ -113,17 +114,3 @@ class RelationScorer:
         doc._.paperkg_relations = score_relations(doc, self.model)
         return doc
 
-    def load(self, path: str | Path) -> RelationScorer:
-        self.model = SparseSoftmax.from_disk(path)
-        return self
-
-    def to_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> None:
-        path = Path(path)
-        path.mkdir(parents=True, exist_ok=True)
-        if self.model is not None:
-            self.model.to_disk(path / FILE_NAME)
-
-    def from_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> RelationScorer:
-        if (Path(path) / FILE_NAME).exists():
-            self.model = SparseSoftmax.from_disk(Path(path) / FILE_NAME)
-        return self

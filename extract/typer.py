@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable
 from pathlib import Path
 
 import numpy
@@ -20,6 +19,7 @@ from spacy.tokens import Doc
 
 from paperkg.extract.doc_utils import CANDS, TokenView
 from paperkg.extract.lexicon.resolver import TYPED_BY_TYPER
+from paperkg.extract.weights import LearnedWeights
 
 FILE_NAME = "typer.json"
 _DIGIT = re.compile(r"\d")
@@ -127,8 +127,11 @@ def confident_types(doc: Doc, model: SpanTyper, min_prob: float) -> dict[tuple[i
     return out
 
 
-class SpanTyperComponent:
+class SpanTyperComponent(LearnedWeights):
     """Pipeline component `paperkg_typer`; `path` names saved weights (None: none until `from_disk`)."""
+
+    weights_class = SpanTyper
+    weights_file = FILE_NAME
 
     def __init__(self, name: str, *, path: str | None = None, min_prob: float = 0.8) -> None:
         self.name = name
@@ -139,18 +142,3 @@ class SpanTyperComponent:
         doc._.paperkg_typed = confident_types(doc, self.model, self.min_prob) if self.model else {}
         return doc
 
-    def load(self, path: str | Path) -> SpanTyperComponent:
-        """Use the weights saved at `path` (a `{FILE_NAME}` written by training)."""
-        self.model = SpanTyper.from_disk(path)
-        return self
-
-    def to_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> None:
-        path = Path(path)
-        path.mkdir(parents=True, exist_ok=True)
-        if self.model is not None:
-            self.model.to_disk(path / FILE_NAME)
-
-    def from_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> SpanTyperComponent:
-        if (Path(path) / FILE_NAME).exists():
-            self.model = SpanTyper.from_disk(Path(path) / FILE_NAME)
-        return self
