@@ -48,18 +48,18 @@ def synthetic_graph(n: int, mode: str, seed: int = 0) -> tuple[Corpus, Knowledge
     sys.path.insert(0, str(HERE))
     import synth  # benchmarks/synth.py
 
-    from paperkg.extract.ingest import ingest
+    from paperkg.api.build import build
     from paperkg.graph.embedded import EmbeddedStore
 
     with tempfile.TemporaryDirectory(prefix="paperkg-bench-") as tmp:
         corpus_file = Path(tmp) / "corpus.jsonl"
         with open(corpus_file, "w", encoding="utf-8") as out:
             synth.write_jsonl(synth.generate(n, seed=seed), out)
-        store = EmbeddedStore(Path(tmp) / "store", create=True)
         started = time.perf_counter()
-        ingest([str(corpus_file)], store, lambda problem: None, mode=mode)
+        build([str(corpus_file)], Path(tmp) / "store", lambda problem: None, mode=mode)
         took = time.perf_counter() - started
-        corpus, graph = store.load_corpus(), store.export()
+        store = EmbeddedStore(Path(tmp) / "store")
+        corpus, graph = store.state.corpus(), store.export()
         store.close()
     return corpus, graph, f"{n:,} synthetic abstracts ({mode} extraction + build: {took:.0f} s)"
 
@@ -68,7 +68,7 @@ def store_graph(path: Path) -> tuple[Corpus, KnowledgeGraph, str]:
     from paperkg.graph.embedded import EmbeddedStore
 
     store = EmbeddedStore(path)
-    return store.load_corpus(), store.export(), f"embedded store {path}"
+    return store.state.corpus(), store.export(), f"embedded store {path}"
 
 
 def hand_graph(papers: int, seed: int = 0) -> tuple[Corpus, KnowledgeGraph, str]:
