@@ -56,6 +56,10 @@ MAX_CSV_FIELD_CHARS = MAX_LINE_BYTES
 # Beyond this many lines with invalid UTF-8 in one file, one summary warning replaces the rest
 # (a Latin-1 file would otherwise print a warning per line).
 MAX_DECODE_WARNINGS = 20
+# An abstract has at least this many words: a stray token ("x", "TODO", "N/A") in an abstract field
+# or a collection file is not one, and extracting it would only add an empty paper to the graph.
+# The shortest real abstracts seen (seeds, arXiv sample, gold) have 55 words.
+MIN_ABSTRACT_WORDS = 2
 
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 _AUTHOR_SPLIT_RE = re.compile(r"\s*[,;]\s*(?:and\s+)?|\s+and\s+")
@@ -67,7 +71,8 @@ class Problem:
     """Something wrong in the input that is reported but does not stop the run.
 
     `severity` is "error" when a record or file was skipped and "warning" when it was kept or nothing
-    was lost, so a caller can decide whether a run with problems still counts as a success.
+    was lost (a text too short to be an abstract is skipped with a warning: it held no paper), so a
+    caller can decide whether a run with problems still counts as a success.
     """
 
     source: str
@@ -566,6 +571,11 @@ def _build(fields: Mapping[str, object], ctx: _Context, line: int) -> PaperInput
         ctx.error(line, "'abstract' contains NUL characters (binary data?); record skipped")
         return None
     abstract = normalize_space(as_read)
+    words = len(abstract.split())
+    if words < MIN_ABSTRACT_WORDS:
+        ctx.warn(line, f"'abstract' is too short to be one ({words} word{'s' * (words != 1)}, "
+                       f"want at least {MIN_ABSTRACT_WORDS}); record skipped")
+        return None
 
     rid = _opt_id(fields.get("id"), ctx, line)
     title = _opt_str(fields, "title", ctx, line)

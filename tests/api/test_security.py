@@ -3,6 +3,7 @@ credentials kept out of answers, logs and CLI messages."""
 
 from __future__ import annotations
 
+import json
 import logging
 import subprocess
 import sys
@@ -164,9 +165,22 @@ def test_input_problems_are_summarised_and_control_characters_escaped(tmp_path: 
     assert not any(line.startswith("forged") for line in lines)
 
 
-def test_catalog_answers_are_held_to_the_byte_budget(small_store: EmbeddedStore) -> None:
-    import json
+def test_a_one_word_abstract_is_no_paper(tmp_path: Path) -> None:
+    """Issue 13.8: the abstract "x" is skipped with a warning (the build still succeeds)."""
+    data = tmp_path / "in.jsonl"
+    data.write_text('{"id": "x1", "abstract": "x"}\n'
+                    '{"id": "ok1", "abstract": "We propose FooNet, a transformer for graphs."}\n')
+    store = tmp_path / "store"
+    out = _paperkg("build", str(data), "--store", str(store), "--mode", "rules", "--json")
+    assert out.returncode == 0, out.stderr
+    assert "in.jsonl:1: 'abstract' is too short to be one" in out.stderr
+    assert json.loads(out.stdout)["papers"] == 1
+    gone = _paperkg("query", "paper", "--param", "id=x1", "--store", str(store), "--json")
+    kept = _paperkg("query", "paper", "--param", "id=ok1", "--store", str(store), "--json")
+    assert json.loads(gone.stdout) == [] and len(json.loads(kept.stdout)) == 1, (gone, kept)
 
+
+def test_catalog_answers_are_held_to_the_byte_budget(small_store: EmbeddedStore) -> None:
     params = {"q": "o", "limit": 100}
     with _client(small_store) as client:
         full = client.get("/queries/entity_search", params=params).json()

@@ -27,6 +27,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "abstracts"
 A1 = "We propose FooNet: a transformer for graphs."  # no comma: used unquoted in CSV
 A2 = "BarBERT improves GLUE by 2 points over BERT."
 A3 = "We study scaling laws on ImageNet."
+LONG = " ".join(["word"] * 2000)  # longer than the sniffed head
 
 
 def sha12(text: str) -> str:
@@ -416,7 +417,7 @@ BATTERY = {
                             ["caf\ufffd au lait"], [("warning", 1, ["invalid UTF-8"])]),
     "bom": ("bom.jsonl", b"\xef\xbb\xbf" + jl({"abstract": A1}).encode(), [A1], []),
     "lone surrogate": ("s.jsonl", (jl({"abstract": A1}) + '{"abstract": "x \\ud800 y"}\n'
-                                   + '{"abstract": "ok", "title": "t \\udfff"}\n'
+                                   + '{"abstract": "fine text", "title": "t \\udfff"}\n'
                                    + jl({"abstract": A2})).encode(),
                        [A1, A2], [("error", 2, ["surrogate", "'abstract'"]),
                                   ("error", 3, ["surrogate", "'title'"])]),
@@ -448,8 +449,14 @@ BATTERY = {
                            [("error", 1, ["not JSON Lines"])]),
     "nul inside a record after the sniffed head": (
         "n.jsonl",
-        (jl({"abstract": "x" * 9000}) + '{"abstract": "a\\u0000b"}\n' + jl({"abstract": A1})).encode(),
-        ["x" * 9000, A1], [("error", 2, ["NUL"])]),
+        (jl({"abstract": LONG}) + '{"abstract": "a\\u0000b"}\n' + jl({"abstract": A1})).encode(),
+        [LONG, A1], [("error", 2, ["NUL"])]),
+    "too short to be an abstract": ("t.jsonl", (jl({"abstract": "x"}) + jl({"abstract": A1})
+                                                + jl({"abstract": " N/A  "})).encode(),
+                                    [A1], [("warning", 1, ["too short", "1 word"]),
+                                           ("warning", 3, ["too short"])]),
+    "too short in a collection file": ("t.txt", f"C\nx\n{A2}\n".encode(), [A2],
+                                       [("warning", 2, ["too short"])]),
     "csv without abstract column": ("c.csv", b"title,summary\nT,S\n", [],
                                     [("error", 1, ["no 'abstract' column"])]),
     "csv bad quoting row": ("c.csv", f'id,abstract\n1,{A1}\n2,"bad"quote\n3,{A2}\n'.encode(),
