@@ -27,7 +27,9 @@ def _not_found(pid: str) -> NotFoundError:
                          "such as papers_mentioning")
 
 
-@router.get("/{id}", response_model=Paper, responses=problem_responses(404, 422, 503))
+# `:path` so old-style arXiv ids (`hep-th/9901001`) route here whether the slash is sent as is or
+# as %2F (the server decodes both to the same path).
+@router.get("/{id:path}", response_model=Paper, responses=problem_responses(404, 422, 503))
 def get_paper(id: PaperId, store: Annotated[GraphStore, Depends(get_store)]) -> Paper:
     """A paper by id: abstract, metadata, collections, entities with mention offsets."""
     rows = run_named(store, "paper", {"id": id})
