@@ -64,8 +64,13 @@ class Resolution:
     ambiguous: set[str] = field(default_factory=set)
 
 
+# Words a long form's spelling varies in without naming something else (`from` / `with human feedback`).
+_LINKING = frozenset({"a", "an", "and", "by", "for", "from", "in", "of", "on", "the", "to", "via", "with"})
+
+
 def _initials(name: str) -> str:
-    return "".join(word[0] for word in name_key(name).split())
+    """Initials of the content words: `Reinforcement Learning from / with Human Feedback` share them."""
+    return "".join(word[0] for word in name_key(name).split() if word not in _LINKING)
 
 
 def _merge_similar(spelled: dict[str, str]) -> dict[str, str]:

@@ -69,6 +69,24 @@ def test_spelling_variants_of_a_long_form_do_not_make_an_acronym_ambiguous() -> 
     assert not res.ambiguous
 
 
+def test_long_forms_differing_in_a_linking_word_are_one_entity() -> None:
+    """arXiv abstracts spell RLHF's long form `from` and `with human feedback`: one node, not three."""
+    res = resolve([
+        ex("a", [("Reinforcement Learning from Human Feedback", "Method"), ("RLHF", "Method")],
+           [("Reinforcement Learning from Human Feedback", "RLHF")]),
+        ex("b", [("Reinforcement Learning with Human Feedback", "Method"), ("RLHF", "Method")],
+           [("Reinforcement Learning with Human Feedback", "RLHF")]),
+        ex("c", [("RLHF", "Method")]),
+        ex("d", [("reinforcement learning from implicit human feedback", "Method"), ("RLIHF", "Method")],
+           [("reinforcement learning from implicit human feedback", "RLIHF")]),
+    ])
+    rlhf = {res.cluster_of[k] for k in [("a", "RLHF"), ("b", "RLHF"), ("c", "RLHF"),
+                                         ("b", "Reinforcement Learning with Human Feedback")]}
+    assert len(rlhf) == 1
+    assert res.cluster_of[("d", "RLIHF")] not in rlhf
+    assert not res.ambiguous
+
+
 @pytest.mark.parametrize(("variants", "same"), [
     (["LLaMA3.1-8B", "llama3.1 8b", "LLaMA3.1‑8B", "LLaMA 3.1-8B"], True),
     (["LLaMA3.1-8B", "LLaMA3-8B"], False),
