@@ -60,6 +60,7 @@ import concurrent.futures
 import contextlib
 import dataclasses
 import gc
+import itertools
 import json
 import os
 import re
@@ -87,6 +88,7 @@ from paperkg.graph.cypher_guard import DEFAULT_TIMEOUT, check_params, check_read
 from paperkg.graph.errors import (
     BadInputError,
     PaperkgError,
+    QueryLimitError,
     QueryTimeoutError,
     StoreUnavailableError,
     UsageError,
@@ -1191,9 +1193,10 @@ class Neo4jStore:
         return self._bounded(call, limit + DEADLINE_GRACE, "running a query")
 
     def run_user_cypher(self, text: str, params: Mapping[str, Any] | None = None, *,
-                        timeout: float | None = None) -> list[dict[str, Any]]:
+                        timeout: float | None = None, max_rows: int | None = None) -> list[dict[str, Any]]:
         """Run user-supplied Cypher only if the read-only guard accepts it (see `cypher_guard`):
-        keyword scan, then `EXPLAIN` must say query type "r", then a READ transaction with a timeout."""
+        keyword scan, then `EXPLAIN` must say query type "r", then a READ transaction with a timeout.
+        With `max_rows`, the first rows only: the rest are discarded, which stops the server."""
         limit = self.query_timeout if timeout is None else timeout
         params = check_params(params)
         scan(text)  # before connecting: a refusal needs no server
@@ -1201,10 +1204,31 @@ class Neo4jStore:
         def call() -> list[dict[str, Any]]:
             with self._errors("running a query"), self._session(neo4j.READ_ACCESS) as session:
                 check_read_only(session, text, params)
-                with map_query_error(limit):
-                    return session.execute_read(_rows_of(text, params, limit))
+                # An explicit transaction, not `execute_read`: the driver retries transient errors,
+                # and Neo4j running out of heap is one, so the query that exhausted the heap would
+                # run again at once. User Cypher is not retried (its client may).
+                with map_query_error(limit), _heap_exhaustion(), \
+                        session.begin_transaction(timeout=limit) as tx:
+                    records = itertools.islice(tx.run(text, params), max_rows)
+                    return [{k: to_plain(v) for k, v in record.items()} for record in records]
 
         return self._bounded(call, limit + DEADLINE_GRACE, "running a query")
+
+
+@contextlib.contextmanager
+def _heap_exhaustion() -> Iterator[None]:
+    """Neo4j's heap running out under one user query as QueryLimitError (422) naming the cause. Why
+    not the transaction cap: `db.memory.transaction.max` tracks rows and collections, not values
+    built inside an expression (a string doubled in `reduce()` reached the 1 GB heap in ~3 s)."""
+    try:
+        yield
+    except nex.Neo4jError as err:
+        if not (err.code or "").endswith("General.OutOfMemoryError"):
+            raise
+        raise QueryLimitError(
+            "Neo4j ran out of heap memory answering the query (values built inside an expression, "
+            "such as a string grown in reduce(), are not held to db.memory.transaction.max)",
+            "return smaller values; the query was not retried") from err
 
 
 def _over_memory(err: BaseException) -> bool:

@@ -23,8 +23,9 @@ class CypherEngine(Protocol):
     def run_catalog(self, cypher: str, params: Mapping[str, Any]) -> list[dict[str, Any]]:
         """Rows of one catalog query (trusted Cypher, `$params` only), in the query's order."""
 
-    def run_user_cypher(self, text: str, params: Mapping[str, Any]) -> list[dict[str, Any]]:
-        """Rows of a user's read-only Cypher, through the store's guard."""
+    def run_user_cypher(self, text: str, params: Mapping[str, Any], *, max_rows: int | None = None
+                        ) -> list[dict[str, Any]]:
+        """Rows of a user's read-only Cypher, through the store's guard; at most `max_rows`."""
 
     def ensure_ready(self) -> None:
         """Check (and create) what the catalog relies on, e.g. indexes, before the first query."""

@@ -98,7 +98,7 @@ class QueryBackend(Protocol):
 
     def run_catalog(self, query: CatalogQuery, params: dict[str, Any]) -> list[Row]: ...
 
-    def run_cypher(self, text: str, params: dict[str, Any]) -> list[Row]: ...
+    def run_cypher(self, text: str, params: dict[str, Any], max_rows: int | None = None) -> list[Row]: ...
 
     def prepare(self) -> None: ...
 
@@ -112,8 +112,8 @@ class CypherBackend:
     def run_catalog(self, query: CatalogQuery, params: dict[str, Any]) -> list[Row]:
         return self.store.run_catalog(query.cypher, params)
 
-    def run_cypher(self, text: str, params: dict[str, Any]) -> list[Row]:
-        return self.store.run_user_cypher(text, params)
+    def run_cypher(self, text: str, params: dict[str, Any], max_rows: int | None = None) -> list[Row]:
+        return self.store.run_user_cypher(text, params, max_rows=max_rows)
 
     def prepare(self) -> None:
         self.store.ensure_ready()
@@ -135,7 +135,9 @@ class NetworkxBackend:
             rows = run_grand_cypher(graph, query.cypher, params)
         return rows
 
-    def run_cypher(self, text: str, params: dict[str, Any]) -> list[Row]:
+    def run_cypher(self, text: str, params: dict[str, Any], max_rows: int | None = None) -> list[Row]:
+        """grand-cypher computes the whole answer whatever `max_rows` (the worker's budgets and
+        deadline bound it)."""
         from paperkg.queries.embedded_cypher import run_grand_cypher
 
         return run_grand_cypher(self.store.networkx(), text, params)
@@ -202,7 +204,9 @@ def run_cypher_bounded(store: Any, text: str, params: dict[str, Any], bounds: Bo
         forget = getattr(store, "forget_connections", None)
         if forget is not None:
             forget()
-        return [to_json_row(row) for row in backend.run_cypher(text, params)]
+        # One row beyond the budget is enough to tell that the answer was cut (Neo4j then stops
+        # computing the rest instead of streaming millions of rows into the worker).
+        return [to_json_row(row) for row in backend.run_cypher(text, params, max_rows=bounds.max_rows + 1)]
 
     return run_in_worker(work, bounds, cancelled)
 

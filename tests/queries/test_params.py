@@ -139,7 +139,8 @@ def test_runner_dispatches_by_the_interface_the_store_offers() -> None:
     class FakeCypherEngine:
         kind = "embedded"
 
-        def run_user_cypher(self, text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        def run_user_cypher(self, text: str, params: dict[str, Any], *, max_rows: int | None = None
+                            ) -> list[dict[str, Any]]:
             return [{"text": text, "params": params}]
 
         def run_catalog(self, text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
