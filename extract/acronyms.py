@@ -142,6 +142,10 @@ def find_acronyms(doc: Doc) -> list[tuple[Span, Span]]:
             long_span = doc.char_span(cand.start_char + rel, cand.end_char, alignment_mode="expand")
             if long_span is None or len(long_span) == 0:
                 continue
+            # `SFT+Group Relative Policy Optimisation (GRPO)`: the long form starts after the `+`
+            glued = [t.i for t in long_span[:-1] if t.text in ("+", "/")]
+            if glued and initials_long_form(match_short, doc[glued[-1] + 1:long_span.end].text) == 0:
+                long_span = doc[glued[-1] + 1:long_span.end]
             # drop leading determiners/function words
             while len(long_span) > 1 and long_span[0].lower_ in LEADING_DROP:
                 long_span = long_span[1:]

@@ -45,6 +45,9 @@ ACRONYMS = [
     ("Our Entropy Ratio Clipping (ERC) mechanism constrains updates.", ("Entropy Ratio Clipping", "ERC")),
     ("We study local differential privacy (LDP) for frequency estimation.",
      ("local differential privacy", "LDP")),
+    # arXiv text: a parenthesis glued to the long form, and a long form glued to another name by `+`
+    ("We introduce ScreenExplorer, a VLM trained via Group Relative Policy Optimization(GRPO) in real, "
+     "dynamic, and open-ended GUI environments.", ("Group Relative Policy Optimization", "GRPO")),
 ]
 
 
@@ -57,6 +60,15 @@ def test_acronym_gives_both_mentions_and_alias(extractor: Extractor, text: str,
     found = entities(ex)
     assert pair[0] in found and pair[1] in found
     assert found[pair[0]] == found[pair[1]], "an acronym has the type of its long form"
+
+
+def test_long_form_glued_to_another_name_by_plus(extractor: Extractor) -> None:
+    """`SFT+Group Relative Policy Optimisation (GRPO)`: GRPO's long form starts after the `+`, so the
+    corpus resolver joins GRPO there with its other spellings (the mention chosen may keep `SFT+`)."""
+    ex = extractor.extract_text("We adopt a two-stage SFT+Group Relative Policy Optimisation (GRPO) "
+                                "approach that aligns outputs.")
+    assert ("Group Relative Policy Optimisation", "GRPO") in ex.aliases
+    assert entities(ex).get("GRPO") == "Method"
 
 
 AMBIGUOUS = [
@@ -102,7 +114,7 @@ def test_versioned_model_names_keep_version_and_size(extractor: Extractor, text:
 NAMED = [
     ("We optimise the policy with GRPO and compare with PPO and DQN.",
      {"GRPO": "Method", "PPO": "Method", "DQN": "Method"}),
-    ("Results on CIFAR-10 and ImageNet improve over prior work.",
+    ("Experiments on CIFAR-10 and ImageNet show gains over prior work.",
      {"CIFAR-10": "Dataset", "ImageNet": "Dataset"}),
     ("We report accuracy on MATH500 and GSM8K.", {"MATH500": "Benchmark", "GSM8K": "Benchmark"}),
     ("Offline agents are evaluated on D4RL locomotion tasks.", {"D4RL": "Benchmark"}),
