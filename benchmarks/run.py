@@ -43,7 +43,8 @@ if __package__:  # `python -m benchmarks.run` from the repository root
 else:  # `python benchmarks/run.py`: this folder is sys.path[0]
     import synth  # type: ignore[no-redef]
 
-ISSUE4_TARGET_RATIO = 0.012
+# issue 4 asked for 0.012 of a bare tokenizer pass; issue 9.7 raised it to 0.02 (default mode, one process)
+TARGET_RATIO = 0.02
 SCALE_TARGET_4X = 6.0   # issue 10: 4x the abstracts, each defining a new acronym, at most 6x the build time
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
@@ -378,14 +379,18 @@ def render(result: dict[str, Any]) -> str:
     for i, tok in enumerate(result.get("tokenizer", ()), 1):
         lines.append(row(f"bare blank(en) tokenizer, pass {i}", tok))
     ex = result.get("extraction")
+    passes = result.get("extraction_passes") or ([{**ex, "jobs": result["jobs"], "ratio": result["ratio"],
+                                                   "ratio_cpu": result["ratio_cpu"]}] if ex else [])
+    for p in passes:
+        lines.append(row(f"extraction, {p['jobs']} process(es)", p))
+        lines.append(f"{'  model load':<36}{p['load_s']:>8.2f}")
     if ex:
-        lines.append(row(f"extraction, {result['jobs']} process(es)", ex))
-        lines.append(f"{'  model load':<36}{ex['load_s']:>8.2f}")
         lines.append("")
-        lines.append(f"ratio extraction / fastest tokenizer pass: {result['ratio']:.4f} "
-                     f"(issue-4 target >= {ISSUE4_TARGET_RATIO}: "
-                     f"{'met' if result['ratio'] >= ISSUE4_TARGET_RATIO else 'NOT met'}); "
-                     f"per CPU-second: {result['ratio_cpu']:.4f}")
+        for p in passes:
+            lines.append(f"ratio extraction ({p['jobs']} process(es)) / fastest tokenizer pass: "
+                         f"{p['ratio']:.4f} (target >= {TARGET_RATIO}: "
+                         f"{'met' if p['ratio'] >= TARGET_RATIO else 'NOT met'}); "
+                         f"per CPU-second: {p['ratio_cpu']:.4f}")
         lines.append(f"extracted: {ex['mentions']:,} mentions ({_fmt_counts(ex['mentions_by_type'])}), "
                      f"{ex['aliases']:,} aliases, {ex['relations']:,} relations")
     b = result.get("build")
@@ -464,22 +469,31 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def _throughput(texts: list[str], args: argparse.Namespace, sampler: RssSampler,
                 result: dict[str, Any]) -> None:
-    """Tokenizer pass, extraction pass, tokenizer pass again, and their ratio (issue 4)."""
+    """Tokenizer pass, one extraction pass per `--jobs` value, tokenizer pass again, and each pass's ratio
+    to the fastest tokenizer pass (issue 4; issue 9.7 asks for jobs 1 and 2 from one run)."""
     sampler.enter("tokenizer")
     _log(f"tokenizer pass 1 over {len(texts):,} abstracts")
     result["tokenizer"] = [tokenizer_pass(texts)]
     sampler.enter("extraction")
-    _log(f"extraction, mode={args.mode}, jobs={args.jobs}")
-    result["extraction"] = extraction_pass(texts, args.mode, args.jobs, args.batch_size)
+    passes = []
+    for jobs in args.jobs_list:
+        _log(f"extraction, mode={args.mode}, jobs={jobs}")
+        passes.append({"jobs": jobs, **extraction_pass(texts, args.mode, jobs, args.batch_size)})
     sampler.enter("tokenizer")
     _log("tokenizer pass 2")
     result["tokenizer"].append(tokenizer_pass(texts))
     best = max(t["per_s"] for t in result["tokenizer"])
-    result["ratio"] = round(result["extraction"]["per_s"] / best, 5)
     # Per CPU-second, both sides: what waiting for a busy CPU does not change. Not the issue's measure
     # (it counts wall time, so both cores count), but the one to trust when the load moved mid-run.
     best_cpu = max(t["per_cpu_s"] for t in result["tokenizer"])
-    result["ratio_cpu"] = round(result["extraction"]["per_cpu_s"] / best_cpu, 5)
+    for p in passes:
+        p["ratio"] = round(p["per_s"] / best, 5)
+        p["ratio_cpu"] = round(p["per_cpu_s"] / best_cpu, 5)
+    result["extraction_passes"] = passes
+    # the first pass under the names one-pass readers know
+    result["extraction"] = passes[0]
+    result["ratio"] = passes[0]["ratio"]
+    result["ratio_cpu"] = passes[0]["ratio_cpu"]
 
 
 def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) -> int:
@@ -489,7 +503,9 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
     parser.add_argument("--seeds-repeat", type=int, metavar="R",
                         help="measure on the seed abstracts repeated R times instead (40: issue 4)")
     parser.add_argument("--mode", choices=("default", "rules"), default="default")
-    parser.add_argument("--jobs", type=int, default=1, help="extraction processes (n_process)")
+    parser.add_argument("--jobs", default="1",
+                        help="extraction processes (n_process); a list such as 1,2 times one extraction pass "
+                             "per value in the same run (the build uses the first)")
     parser.add_argument("--batch-size", type=int, default=64, help="Extractor batch size (default 64)")
     parser.add_argument("--no-build", action="store_true", help="skip the ingest/build phase")
     parser.add_argument("--build-only", action="store_true",
@@ -500,7 +516,12 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
                         help="also build the synthetic corpus of M abstracts and print the build time ratio")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     args = parser.parse_args(argv)
-    if args.n < 1 or args.jobs < 1 or (args.seeds_repeat is not None and args.seeds_repeat < 1):
+    try:
+        args.jobs_list = [int(j) for j in str(args.jobs).split(",")]
+    except ValueError:
+        parser.error("--jobs takes a number or a comma list such as 1,2")
+    args.jobs = args.jobs_list[0]
+    if args.n < 1 or min(args.jobs_list) < 1 or (args.seeds_repeat is not None and args.seeds_repeat < 1):
         parser.error("--n, --jobs and --seeds-repeat must be >= 1")
     if args.scale_to is not None and (args.seeds_repeat or args.no_build or args.scale_to <= args.n):
         parser.error("--scale-to M needs a synthetic corpus, the build, and M > --n")
