@@ -37,12 +37,18 @@ MAX_TOKENS = 10
 
 
 class SparseSoftmax:
-    """Multinomial logistic regression over sparse binary features (weights: feature -> row)."""
+    """Multinomial logistic regression over sparse binary features (weights: feature -> row).
+
+    `lexicon` and `clusters` are the mention scorer's outside name kinds and word classes; `heads` is the
+    relation scorer's head chooser, a nested model saved in the same file."""
 
     def __init__(self, labels: list[str], weights: dict[str, list[float]], bias: list[float] | None = None,
-                 calibration: dict | None = None, lexicon: dict[str, str] | None = None) -> None:
+                 calibration: dict | None = None, lexicon: dict[str, str] | None = None,
+                 clusters: dict[str, str] | None = None, heads: SparseSoftmax | None = None) -> None:
         self.labels = labels
+        self.heads = heads
         self.lexicon = lexicon
+        self.clusters = clusters
         self.weights = weights
         self.calibration = calibration or {}
         self._rows = {f: i for i, f in enumerate(weights)}
@@ -52,14 +58,22 @@ class SparseSoftmax:
     def from_disk(cls, path: str | Path) -> SparseSoftmax:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
+        return cls.from_dict(data)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> SparseSoftmax:
+        heads = cls.from_dict(data["heads"]) if data.get("heads") else None
         return cls(data["labels"], data["weights"], calibration=data.get("calibration"),
-                   lexicon=data.get("lexicon"))
+                   lexicon=data.get("lexicon"), clusters=data.get("clusters"), heads=heads)
+
+    def to_dict(self) -> dict:
+        return {"labels": self.labels, "weights": self.weights, "calibration": self.calibration,
+                "lexicon": self.lexicon, "clusters": self.clusters,
+                "heads": self.heads.to_dict() if self.heads is not None else None}
 
     def to_disk(self, path: str | Path) -> None:
         with open(path, "w", encoding="utf-8") as handle:
-            json.dump({"labels": self.labels, "weights": self.weights, "calibration": self.calibration,
-                       "lexicon": self.lexicon},
-                      handle, separators=(",", ":"))
+            json.dump(self.to_dict(), handle, separators=(",", ":"))
 
     def scores(self, feature_lists: list[list[str]]) -> numpy.ndarray:
         rows = self._rows
@@ -122,7 +136,8 @@ def _shape(word: str) -> str:
 
 def candidate_features(doc: Doc, start: int, end: int, info: dict, view: TokenView,
                        lexicon: dict[str, str] | None = None,
-                       sent_words: set[str] | None = None) -> list[str]:
+                       sent_words: set[str] | None = None,
+                       clusters: dict[str, str] | None = None) -> list[str]:
     feats = span_features(doc, start, end, view)
     surface_low = view.text[view.starts[start]:view.starts[end - 1] + view.lengths[end - 1]].lower()
     feats.append("surf=" + surface_low)
@@ -139,6 +154,8 @@ def candidate_features(doc: Doc, start: int, end: int, info: dict, view: TokenVi
             feats.extend("ext=" + t for t in hit.split("|"))
     if sent_words:
         feats.extend("sent=" + w for w in sent_words)
+    if clusters:
+        feats.extend(cluster_features(view.lowers, start, end, clusters))
     feats.append("pos=" + info["pos"])
     surface = view.surface(start, end)
     feats.append(f"rep={min(view.text.count(surface), 3)}")
@@ -167,6 +184,26 @@ def candidate_features(doc: Doc, start: int, end: int, info: dict, view: TokenVi
     return feats
 
 
+def cluster_features(lowers: list[str], start: int, end: int, clusters: dict[str, str]) -> list[str]:
+    """The distributional classes (`training/clusters.py`) of the span's head, first word, other words and
+    neighbours: words never seen in the gold still share a class with ones that were."""
+    out = []
+    n = len(lowers)
+    for tag, i in (("hc", end - 1), ("fc", start), ("pc", start - 1), ("nc", end)):
+        c = clusters.get(lowers[i]) if 0 <= i < n else None
+        if c:
+            coarse, fine = c.split("|")
+            out.append(f"{tag}={coarse}")
+            out.append(f"{tag}f={fine}")
+        elif 0 <= i < n and tag in ("hc", "fc"):
+            out.append(f"{tag}=unk")
+    for i in range(start + 1, end - 1):
+        c = clusters.get(lowers[i])
+        if c:
+            out.append("wc=" + c.split("|")[0])
+    return out
+
+
 def sentence_cues(doc: Doc, view: TokenView) -> list[set[str]]:
     """Per token: the cue words (`dataset`, `benchmark`, `evaluate`, ...) of its sentence."""
     out: list[set[str]] = []
@@ -188,8 +225,8 @@ def features_of(doc: Doc, model: SparseSoftmax) -> tuple[dict[tuple[int, int], d
     view = TokenView.of(doc)
     cands = candidates(doc, view)
     cues = sentence_cues(doc, view)
-    lexicon = model.lexicon
-    return cands, [candidate_features(doc, s, e, info, view, lexicon, cues[s])
+    lexicon, clusters = model.lexicon, model.clusters
+    return cands, [candidate_features(doc, s, e, info, view, lexicon, cues[s], clusters)
                    for (s, e), info in cands.items()]
 
 

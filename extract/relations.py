@@ -61,12 +61,14 @@ def alias_map(mentions: list[Span], aliases: list[tuple[str, str]], text: str) -
 
 
 def extract_relations(doc: Doc, mentions: list[Span], introduced: set[str],
-                      aliases: list[tuple[str, str]], sents: list[Span], sent_of: list[int]) -> list[list]:
+                      aliases: list[tuple[str, str]], sents: list[Span], sent_of: list[int],
+                      head: str | None = None) -> list[list]:
     """[head, TYPE, tail, sentence] triples from the mentions of one abstract.
 
-    The head is the paper's own method (the first introduced Method/Model, long form preferred);
-    tails are the other mentions, typed by their entity type and, for methods, by the cues of the
-    sentences they share with the head or with `we`/`our`."""
+    The head is the paper's own method (the first introduced Method/Model, long form preferred) unless
+    `head` names it (the learned head chooser's pick, a key of `alias_map`'s naming); tails are the other
+    mentions, typed by their entity type and, for methods, by the cues of the sentences they share with
+    the head or with `we`/`our`."""
     if not mentions:
         return []
     text = doc_text(doc)
@@ -79,26 +81,8 @@ def extract_relations(doc: Doc, mentions: list[Span], introduced: set[str],
         types.setdefault(key, m.label_)
     intro_keys = [canon.get(t, t) for t in dict.fromkeys(
         m.text for m in mentions if m.text in introduced)]
-    heads = [k for k in intro_keys if types.get(k) in ("Method", "Model")]
-    # `curriculum learning` and `distribution-level curriculum learning` both introduced: the variant
-    variants = [k for k in heads if not any(o.lower().endswith(" " + k.lower()) for o in heads)]
-    heads = variants or heads
-    if len(heads) > 1:
-        # the paper's main contribution: defined with an acronym, then mentioned most often
-        long_forms = set(canon.values())
-
-        def weight(key: str) -> tuple[int, int]:
-            count = len(by_text[key]) + sum(len(by_text.get(sh, ())) for sh, lg in canon.items() if lg == key)
-            return (2 * (key in long_forms) + min(count, 4), -by_text[key][0].start)
-
-        heads = sorted(heads, key=weight, reverse=True)
-    if not heads:
-        # no introduced method: the first method named in a sentence where the authors speak
-        for m in mentions:
-            key = canon.get(m.text, m.text)
-            if types.get(key) in ("Method", "Model") and WE_RE.search(sents[sent_of[m.start]].text):
-                heads = [key]
-                break
+    heads = [head] if head in by_text else rule_heads(mentions, by_text, types, intro_keys, canon, sents,
+                                                        sent_of)
     if not heads:
         return []
     head = heads[0]
@@ -123,6 +107,33 @@ def extract_relations(doc: Doc, mentions: list[Span], introduced: set[str],
         if rel:
             out.append([head, rel, key, sent])
     return out
+
+
+def rule_heads(mentions: list[Span], by_text: dict[str, list[Span]], types: dict[str, str],
+               intro_keys: list[str], canon: dict[str, str], sents: list[Span],
+               sent_of: list[int]) -> list[str]:
+    """The rules' candidates for the paper's own method, best first."""
+    heads = [k for k in intro_keys if types.get(k) in ("Method", "Model")]
+    # `curriculum learning` and `distribution-level curriculum learning` both introduced: the variant
+    variants = [k for k in heads if not any(o.lower().endswith(" " + k.lower()) for o in heads)]
+    heads = variants or heads
+    if len(heads) > 1:
+        # the paper's main contribution: defined with an acronym, then mentioned most often
+        long_forms = set(canon.values())
+
+        def weight(key: str) -> tuple[int, int]:
+            count = len(by_text[key]) + sum(len(by_text.get(sh, ())) for sh, lg in canon.items() if lg == key)
+            return (2 * (key in long_forms) + min(count, 4), -by_text[key][0].start)
+
+        heads = sorted(heads, key=weight, reverse=True)
+    if not heads:
+        # no introduced method: the first method named in a sentence where the authors speak
+        for m in mentions:
+            key = canon.get(m.text, m.text)
+            if types.get(key) in ("Method", "Model") and WE_RE.search(sents[sent_of[m.start]].text):
+                heads = [key]
+                break
+    return heads
 
 
 def method_relation(spans: list[Span], head_sents: set[int], sents: list[Span], sent_of: list[int],

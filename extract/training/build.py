@@ -38,10 +38,13 @@ class Settings:
     epochs: int = 8
     l2: float = 1e-5
     lr: float = 0.2
-    threshold: float = 0.35
+    threshold: float = 0.45
     name_threshold: float = 0.1
     rel_epochs: int = 10
+    rel_min_probability: float = 0.0
     lexicon: bool = True
+    clusters: bool = True
+    heads: bool = True
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Settings:
@@ -56,12 +59,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             parser.add_argument("--" + f.name.replace("_", "-"), type=type(f.default), default=f.default)
 
 
-def train_models(docs, records: list[dict], settings: Settings, lexicon: dict[str, str] | None):
+def unlabelled_features(shared: Path, settings: Settings) -> dict:
+    """What the unlabelled abstracts give the mention scorer: word clusters (`training/clusters.py`)."""
+    return {"clusters": T.word_clusters_of(shared) if settings.clusters else None}
+
+
+def train_models(docs, records: list[dict], settings: Settings, lexicon: dict[str, str] | None,
+                 unlabelled: dict | None = None):
     """(mention model, relation model) trained on docs that went through the rule components."""
     mentions = T.train(docs, records, epochs=settings.epochs, l2=settings.l2, lr=settings.lr,
-                       seed=settings.seed, lexicon=lexicon)
+                       seed=settings.seed, lexicon=lexicon, **(unlabelled or {}))
     T.mark(docs, mentions, settings.threshold, settings.name_threshold)
-    relations = T.train_relations(docs, records, epochs=settings.rel_epochs, seed=settings.seed)
+    relations = T.train_relations(docs, records, epochs=settings.rel_epochs, seed=settings.seed,
+                                  heads=settings.heads)
+    relations.calibration = {"min_probability": settings.rel_min_probability}
     return mentions, relations
 
 
@@ -71,7 +82,7 @@ def _norm_sets(rec: dict) -> tuple[set, set]:
     return ents, rels
 
 
-def out_of_fold(docs, records: list[dict], settings: Settings, lexicon, k: int = 5):
+def out_of_fold(docs, records: list[dict], settings: Settings, lexicon, unlabelled: dict, k: int = 5):
     """Raw probabilities of every predicted mention and relation, each with whether gold has it."""
     from paperkg.extract.training import cv
 
@@ -80,7 +91,7 @@ def out_of_fold(docs, records: list[dict], settings: Settings, lexicon, k: int =
         held_set = set(held)
         rest = [i for i in range(len(records)) if i not in held_set]
         mentions, relations = train_models([docs[i] for i in rest], [records[i] for i in rest], settings,
-                                           lexicon)
+                                           lexicon, unlabelled)
         held_docs = [docs[i] for i in held]
         T.mark(held_docs, mentions, settings.threshold, settings.name_threshold)
         for doc, i in zip(held_docs, held, strict=True):
@@ -104,26 +115,28 @@ def train_all(records: list[dict], out_dir: Path, settings: Settings, shared: Pa
     started = time.time()
     out_dir.mkdir(parents=True, exist_ok=True)
     lexicon = T.external_lexicon(shared) if settings.lexicon else None
+    unlabelled = unlabelled_features(shared, settings)
     nlp = T.rule_nlp()
     docs = list(nlp.pipe(r["abstract"] for r in records))
     meta: dict = {}
     if calibrate:
-        ent_x, ent_y, rel_x, rel_y = out_of_fold(docs, records, settings, lexicon)
+        ent_x, ent_y, rel_x, rel_y = out_of_fold(docs, records, settings, lexicon, unlabelled)
         calibration = {"entity": sparse.isotonic(ent_x, ent_y), "relation": sparse.isotonic(rel_x, rel_y)}
         meta["calibration_instances"] = {"entity": len(ent_x), "relation": len(rel_x)}
         docs = list(nlp.pipe(r["abstract"] for r in records))
     else:
         calibration = {}
-    mentions, relations = train_models(docs, records, settings, lexicon)
+    mentions, relations = train_models(docs, records, settings, lexicon, unlabelled)
     mentions.calibration = {"threshold": settings.threshold, "name_threshold": settings.name_threshold}
     if calibration:
         mentions.calibration["entity"] = calibration["entity"]
-    relations.calibration = {"relation": calibration["relation"]} if calibration else {}
+        relations.calibration["relation"] = calibration["relation"]
     mentions.to_disk(out_dir / M.FILE_NAME)
     relations.to_disk(out_dir / R.FILE_NAME)
     meta.update({"trained_on": ["gold/train.jsonl", "gold/arxiv_train.jsonl"], "abstracts": len(records),
                  "mention_features": len(mentions.weights), "relation_features": len(relations.weights),
-                 "lexicon_names": len(lexicon or {}), "settings": asdict(settings),
+                 "lexicon_names": len(lexicon or {}), "cluster_words": len(unlabelled["clusters"] or {}),
+                 "settings": asdict(settings),
                  "seconds": round(time.time() - started, 1)})
     return meta
 

@@ -49,9 +49,10 @@ def gold_spans(doc: Doc, record: dict) -> dict[tuple[int, int], str]:
     return out
 
 
-def instances(docs: list[Doc], records: list[dict], lexicon) -> list[tuple[list[str], int]]:
+def instances(docs: list[Doc], records: list[dict], lexicon,
+              clusters: dict[str, str] | None = None) -> list[tuple[list[str], int]]:
     out = []
-    probe = M.SparseSoftmax(LABELS, {}, lexicon=lexicon)
+    probe = M.SparseSoftmax(LABELS, {}, lexicon=lexicon, clusters=clusters)
     for doc, rec in zip(docs, records, strict=True):
         gold = gold_spans(doc, rec)
         cands, feats = M.features_of(doc, probe)
@@ -80,6 +81,19 @@ def external_lexicon(shared: Path) -> dict[str, str]:
     return {k: "|".join(sorted(v)) for k, v in sorted(out.items())}
 
 
+def word_clusters_of(shared: Path) -> dict[str, str]:
+    """The word clusters of the unlabelled abstracts (built once per process: every CV fold shares them)."""
+    from paperkg.extract.training import clusters
+
+    key = str(shared.resolve())
+    if key not in _CLUSTERS:
+        _CLUSTERS[key] = clusters.build(shared)
+    return _CLUSTERS[key]
+
+
+_CLUSTERS: dict[str, dict[str, str]] = {}
+
+
 def coverage(docs: list[Doc], records: list[dict]) -> float:
     """Share of gold occurrences that are among the candidates (the scorer's recall ceiling)."""
     hit = total = 0
@@ -92,10 +106,11 @@ def coverage(docs: list[Doc], records: list[dict]) -> float:
 
 
 def train(docs: list[Doc], records: list[dict], *, epochs: int = 8, l2: float = 1e-5, lr: float = 0.2,
-          seed: int = 13, min_count: int = 1, lexicon: dict[str, str] | None = None) -> M.SparseSoftmax:
-    weights = sparse.train_softmax(instances(docs, records, lexicon), len(LABELS), epochs=epochs, l2=l2,
-                                   lr=lr, seed=seed, min_count=min_count)
-    return M.SparseSoftmax(LABELS, weights, lexicon=lexicon)
+          seed: int = 13, min_count: int = 1, lexicon: dict[str, str] | None = None,
+          clusters: dict[str, str] | None = None) -> M.SparseSoftmax:
+    weights = sparse.train_softmax(instances(docs, records, lexicon, clusters), len(LABELS),
+                                   epochs=epochs, l2=l2, lr=lr, seed=seed, min_count=min_count)
+    return M.SparseSoftmax(LABELS, weights, lexicon=lexicon, clusters=clusters)
 
 
 def _norm(text: str) -> str:
@@ -106,18 +121,41 @@ def mark(docs: list[Doc], model: M.SparseSoftmax, threshold: float, name_thresho
     """Run the mention scorer and the introduction marker over docs that went through the rules."""
     scorer = M.MentionScorer("paperkg_mentions", threshold=threshold)
     scorer.model = M.SparseSoftmax(model.labels, model.weights, lexicon=model.lexicon,
-                                   calibration={"name_threshold": name_threshold})
+                                   calibration={"name_threshold": name_threshold}, clusters=model.clusters)
     for doc in docs:
         scorer(doc)
         sents, sent_of = sentence_index(doc)
         doc._.paperkg_introduced = detect_introduced(doc, list(doc.spans[FINAL]), sents, sent_of)
 
 
-def relation_instances(docs: list[Doc], records: list[dict]) -> list[tuple[list[str], int]]:
+def gold_head(record: dict) -> str | None:
+    """The paper's own method in gold: the head most of its relations hang off (normalised)."""
+    heads: dict[str, int] = {}
+    for h, _r, _t in record.get("relations", []):
+        heads[_norm(h)] = heads.get(_norm(h), 0) + 1
+    return max(heads, key=lambda h: (heads[h], h)) if heads else None
+
+
+def train_heads(docs: list[Doc], records: list[dict], *, epochs: int = 10, l2: float = 1e-4,
+                lr: float = 0.1, seed: int = 13) -> M.SparseSoftmax:
+    """The head chooser: is this Method/Model of the abstract the one gold hangs its relations off?"""
+    examples = []
+    for doc, rec in zip(docs, records, strict=True):
+        head = gold_head(rec)
+        if head is None:
+            continue
+        for key, feats in R.head_candidates(doc):
+            examples.append((feats, int(_norm(key) == head)))
+    weights = sparse.train_softmax(examples, len(R.HEAD_LABELS), epochs=epochs, l2=l2, lr=lr, seed=seed)
+    return M.SparseSoftmax(R.HEAD_LABELS, weights)
+
+
+def relation_instances(docs: list[Doc], records: list[dict],
+                       heads: M.SparseSoftmax | None = None) -> list[tuple[list[str], int]]:
     out = []
     for doc, rec in zip(docs, records, strict=True):
         gold = {(_norm(h), _norm(t)): r for h, r, t in rec.get("relations", [])}
-        head, pairs = R.relation_pairs(doc)
+        head, pairs = R.relation_pairs(doc, heads)
         for key, feats, _sent in pairs:
             label = gold.get((_norm(head), _norm(key)), R.NONE)
             out.append((feats, R.RELATION_LABELS.index(label)))
@@ -125,14 +163,19 @@ def relation_instances(docs: list[Doc], records: list[dict]) -> list[tuple[list[
 
 
 def train_relations(docs: list[Doc], records: list[dict], *, epochs: int = 10, l2: float = 1e-4,
-                    lr: float = 0.1, seed: int = 13) -> M.SparseSoftmax:
-    weights = sparse.train_softmax(relation_instances(docs, records), len(R.RELATION_LABELS), epochs=epochs,
-                                   l2=l2, lr=lr, seed=seed)
-    return M.SparseSoftmax(R.RELATION_LABELS, weights)
+                    lr: float = 0.1, seed: int = 13, heads: bool = True) -> M.SparseSoftmax:
+    """The relation scorer, with the head chooser (`heads`) nested in it."""
+    chooser = train_heads(docs, records, seed=seed) if heads else None
+    weights = sparse.train_softmax(relation_instances(docs, records, chooser), len(R.RELATION_LABELS),
+                                   epochs=epochs, l2=l2, lr=lr, seed=seed)
+    return M.SparseSoftmax(R.RELATION_LABELS, weights, heads=chooser)
 
 
-def predict(docs: list[Doc], records: list[dict]) -> dict[str, dict]:
-    """`paperkg extract` lines of docs already marked by `mark`, with the rules' relations."""
+def predict(docs: list[Doc], records: list[dict], heads: M.SparseSoftmax | None = None,
+            relations: M.SparseSoftmax | None = None, min_probability: float = 0.0) -> dict[str, dict]:
+    """`paperkg extract` lines of docs already marked by `mark`, with the rules' relations off the head
+    the rules or (`heads`) the learned chooser pick; with a relation scorer, those it gives at least
+    `min_probability`."""
     from paperkg.extract.pipeline import doc_to_extraction
 
     out = {}
@@ -140,8 +183,12 @@ def predict(docs: list[Doc], records: list[dict]) -> dict[str, dict]:
         sents, sent_of = sentence_index(doc)
         text = doc_text(doc)
         intro = {text[a:b] for a, b in doc._.paperkg_introduced}
-        doc._.paperkg_relations = extract_relations(doc, list(doc.spans[FINAL]), intro,
-                                                    doc._.paperkg_aliases, sents, sent_of)
+        if relations is not None:
+            doc._.paperkg_relations = R.score_relations(doc, relations, min_probability)
+        else:
+            doc._.paperkg_relations = extract_relations(doc, list(doc.spans[FINAL]), intro,
+                                                        doc._.paperkg_aliases, sents, sent_of,
+                                                        R.choose_head(doc, heads))
         out[rec["id"]] = doc_to_extraction(doc, rec["id"]).to_json()
     return out
 
@@ -158,9 +205,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--l2", type=float, default=1e-5)
     parser.add_argument("--lr", type=float, default=0.2)
     parser.add_argument("--min-count", type=int, default=1)
-    parser.add_argument("--threshold", type=float, default=0.35, help="mention threshold")
+    parser.add_argument("--threshold", default="0.45", help="mention thresholds to compare (comma list)")
     parser.add_argument("--thresholds", default="0.3,0.4,0.5", help="name-source thresholds to compare")
     parser.add_argument("--no-lexicon", action="store_true")
+    parser.add_argument("--clusters", action="store_true", help="word-cluster features (clusters.py)")
+    parser.add_argument("--heads", action="store_true", help="learned head chooser (relation_scorer.py)")
+    parser.add_argument("--rel-thresholds", default="",
+                        help="train the relation scorer too; compare these raw-probability cut-offs")
+    parser.add_argument("--out", default="", help="write the first setting's out-of-fold lines here (JSONL)")
     parser.add_argument("--only", type=int, default=0, help="quick look: run only the first N folds")
     args = parser.parse_args(argv)
     shared = Path(args.shared)
@@ -172,8 +224,11 @@ def main(argv: list[str] | None = None) -> None:
     print(f"rules over {len(docs)} abstracts: {time.time() - started:.0f}s; candidate coverage of gold "
           f"occurrences {coverage(docs, records):.3f}", file=sys.stderr, flush=True)
     lexicon = None if args.no_lexicon else external_lexicon(shared)
-    thresholds = [float(t) for t in args.thresholds.split(",")]
+    clusters = word_clusters_of(shared) if args.clusters else None
+    thresholds = [(float(m), float(t)) for m in args.threshold.split(",") for t in args.thresholds.split(",")]
     preds: dict = {t: {} for t in thresholds}
+    rel_cuts = [float(c) for c in args.rel_thresholds.split(",") if c]
+    rel_preds: dict = {}
     all_folds = CV.folds(records, args.cv, args.seed)
     if args.only:
         all_folds = all_folds[:args.only]
@@ -185,16 +240,40 @@ def main(argv: list[str] | None = None) -> None:
         rest = [i for i in range(len(records)) if i not in held_set]
         t0 = time.time()
         model = train([docs[i] for i in rest], [records[i] for i in rest], epochs=args.epochs, l2=args.l2,
-                      lr=args.lr, seed=args.seed, min_count=args.min_count, lexicon=lexicon)
+                      lr=args.lr, seed=args.seed, min_count=args.min_count, lexicon=lexicon,
+                      clusters=clusters)
         held_docs, held_recs = [docs[i] for i in held], [records[i] for i in held]
-        for t in thresholds:
-            mark(held_docs, model, args.threshold, t)
-            preds[t].update(predict(held_docs, held_recs))
+        heads = relations = None
+        if args.heads or rel_cuts:
+            rest_docs = [docs[i] for i in rest]
+            mark(rest_docs, model, *thresholds[0])
+            if rel_cuts:
+                relations = train_relations(rest_docs, [records[i] for i in rest], seed=args.seed,
+                                            heads=args.heads)
+                heads = relations.heads
+            else:
+                heads = train_heads(rest_docs, [records[i] for i in rest], seed=args.seed)
+        for m, t in thresholds:
+            mark(held_docs, model, m, t)
+            preds[m, t].update(predict(held_docs, held_recs, heads))
+            for cut in rel_cuts:
+                rel_preds.setdefault((m, t, cut), {}).update(
+                    predict(held_docs, held_recs, heads, relations, cut))
         print(f"fold {k}: {time.time() - t0:.0f}s, {len(model.weights)} features", file=sys.stderr,
               flush=True)
-    for t in thresholds:
-        print(f"mention threshold {args.threshold}, name threshold: {t}")
-        print(CV.format_table(CV.score_groups(scorer, records_scored, preds[t])))
+    if args.out:
+        import json
+
+        with open(args.out, "w", encoding="utf-8") as fh:
+            fh.writelines(json.dumps(preds[thresholds[0]][r["id"]]) + "\n" for r in records_scored)
+    for m, t in thresholds:
+        print(f"mention threshold {m}, name threshold: {t}")
+        print(CV.format_table(CV.score_groups(scorer, records_scored, preds[m, t])))
+    for (m, t, cut), found in rel_preds.items():
+        rel = CV.score_groups(scorer, records_scored, found)
+        print(f"mention threshold {m}, name threshold {t}, relation scorer cut-off {cut}: relations "
+              + " ".join(f"{g} {v['relations.typed']['p']:.3f}/{v['relations.typed']['r']:.3f}/"
+                         f"{v['relations.typed']['f1']:.3f}" for g, v in rel.items()))
 
 
 if __name__ == "__main__":

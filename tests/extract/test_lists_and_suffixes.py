@@ -43,7 +43,7 @@ def test_a_kind_cue_types_the_names_it_lists(extractor: Extractor, text: str,
 
 
 def test_the_list_ends_where_other_words_start(extractor: Extractor) -> None:
-    found = types(extractor, "On benchmarks such as COCO we train GRPO with PPO.")
+    found = types(extractor, "We evaluate on benchmarks such as COCO and then train GRPO with PPO.")
     assert found.get("COCO") == "Benchmark"
     assert found.get("GRPO") == "Method" and found.get("PPO") == "Method"
 

@@ -7,6 +7,14 @@ import pytest
 
 from paperkg.extract.doc_utils import FINAL
 from paperkg.extract.pipeline import Extractor, build_nlp
+from paperkg.extract.mention_scorer import SparseSoftmax
+from paperkg.extract.relation_scorer import (
+    HEAD_LABELS,
+    RELATION_LABELS,
+    choose_head,
+    head_candidates,
+    score_relations,
+)
 from paperkg.extract.relations import alias_map
 
 
@@ -96,3 +104,37 @@ def test_alias_map_folds_singular_and_plural_short_forms(text: str, short: str, 
     doc = build_nlp("rules")(text)
     mentions = list(doc.spans[FINAL])
     assert alias_map(mentions, doc._.paperkg_aliases, text).get(short) == long
+
+
+HEAD_TEXT = (f"Prior work trains agents with {PPO} (PPO). We propose {AMT} (AMT) for robotic control. "
+             "AMT outperforms PPO on MuJoCo.")
+
+
+def test_head_candidates_are_the_methods_named_by_their_long_forms() -> None:
+    doc = build_nlp("rules")(HEAD_TEXT)
+    cands = dict(head_candidates(doc))
+    assert set(cands) == {PPO, AMT}
+    assert "intro=True" in cands[AMT] and "intro=False" in cands[PPO]
+    assert "rank=0" in cands[AMT] and "we_introverb" in cands[AMT]
+    assert "long=True" in cands[PPO] and "cnt=3" in cands[PPO]
+
+
+def test_learned_head_chooser_decides_the_head_the_relations_hang_off() -> None:
+    doc = build_nlp("rules")(HEAD_TEXT)
+    rules = score_relations(doc, SparseSoftmax(RELATION_LABELS, {}))
+    assert {r[0] for r in rules} == {AMT}
+    # a chooser that (wrongly) trusts a method named before the authors speak picks PPO
+    contrary = SparseSoftmax(HEAD_LABELS, {"first=0": [0.0, 5.0]})
+    assert choose_head(doc, contrary) == PPO
+    found = score_relations(doc, SparseSoftmax(RELATION_LABELS, {}, heads=contrary))
+    assert found and {r[0] for r in found} == {PPO}
+    assert [PPO, "EVALUATED_ON", "MuJoCo"] in [r[:3] for r in found]
+    assert choose_head(doc, None) is None
+
+
+def test_relation_scorer_cut_off_drops_unlikely_relations() -> None:
+    doc = build_nlp("rules")(HEAD_TEXT)
+    model = SparseSoftmax(RELATION_LABELS, {"tt=Benchmark": [5.0, -5.0, 0, 0, 0, 0]})
+    kept = {tuple(r[1:3]) for r in score_relations(doc, model, 0.3)}
+    assert ("EVALUATED_ON", "MuJoCo") not in kept
+    assert ("EVALUATED_ON", "MuJoCo") in {tuple(r[1:3]) for r in score_relations(doc, model, 0.0)}
