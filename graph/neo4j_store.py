@@ -493,6 +493,16 @@ class Neo4jStore:
                 raise StoreUnavailableError(
                     f"Neo4j at {self.uri} has no database {self.database!r}: {_first_line(err)}",
                     "create it or fix --neo4j-database / PAPERKG_NEO4J_DATABASE") from err
+            if code.endswith("AuthenticationRateLimit"):
+                # Neo4j locks a user for `dbms.security.auth_lock_time` (5 s by default) after
+                # repeated wrong passwords, and then refuses even the right one.
+                locked = StoreUnavailableError(
+                    f"Neo4j at {self.uri} refused user {self.user or 'neo4j'!r} for now: too many "
+                    f"wrong passwords in a row ({_first_line(err)})",
+                    "check --neo4j-user and the password (PAPERKG_NEO4J_PASSWORD, "
+                    "--neo4j-password-file); Neo4j unlocks the user after dbms.security.auth_lock_time")
+                locked.retry_after = 5  # type: ignore[attr-defined]
+                raise locked from err
             if ".Security." in code:
                 raise StoreUnavailableError(
                     f"Neo4j at {self.uri} refused {action}: {_first_line(err)}",

@@ -26,7 +26,9 @@ import org.neo4j.io.ByteUnit;
 /**
  * Embedded Neo4j (Community) with a Bolt connector, for the paperkg test suite.
  *
- * <p>Listens on 127.0.0.1:${NEO4J_PORT:-7687}, no auth, no TLS; data lives in a fresh temp
+ * <p>Listens on 127.0.0.1:${NEO4J_PORT:-7687}, no TLS, no auth unless {@code NEO4J_AUTH_PASSWORD}
+ * is set (then user {@code neo4j} has that password: for tests of wrong credentials against a real
+ * server); data lives in a fresh temp
  * directory that is deleted on exit. Prints {@code HOME <dir>} and then
  * {@code READY bolt://127.0.0.1:PORT} on stdout once the default database answers a query.
  * SIGTERM (or SIGINT) shuts it down cleanly through a shutdown hook.
@@ -42,6 +44,8 @@ public final class Launcher {
 
     public static void main(String[] args) {
         int port = parsePort(System.getenv("NEO4J_PORT"));
+        String password = System.getenv("NEO4J_AUTH_PASSWORD");
+        boolean auth = password != null && !password.isEmpty();
         Path home;
         try {
             home = Files.createTempDirectory("paperkg-neo4j-");
@@ -78,7 +82,7 @@ public final class Launcher {
                     .setConfig(BoltConnector.enabled, true)
                     .setConfig(BoltConnector.listen_address, new SocketAddress("127.0.0.1", port))
                     .setConfig(BoltConnector.encryption_level, BoltConnector.EncryptionLevel.DISABLED)
-                    .setConfig(GraphDatabaseSettings.auth_enabled, false)
+                    .setConfig(GraphDatabaseSettings.auth_enabled, auth)
                     .setConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.mebiBytes(256))
                     // Bound every transaction's memory, as a deployment should (README, "Neo4j"):
                     // a runaway query fails with MemoryPoolOutOfMemoryError instead of taking the
@@ -118,6 +122,19 @@ public final class Launcher {
             e.printStackTrace(System.err);
             System.exit(1); // runs the shutdown hook, which removes the temp dir
             return;
+        }
+
+        if (auth) {
+            try {
+                // Embedded transactions bypass auth; the initial password must be replaced to log in.
+                dbms.database(GraphDatabaseSettings.SYSTEM_DATABASE_NAME).executeTransactionally(
+                        "ALTER USER neo4j SET PASSWORD $password CHANGE NOT REQUIRED",
+                        java.util.Map.of("password", password));
+            } catch (RuntimeException e) {
+                System.err.println("FAILED to set the neo4j user's password: " + e);
+                System.exit(1);
+                return;
+            }
         }
 
         if (importDir != null) {
