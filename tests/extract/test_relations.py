@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from paperkg.extract.doc_utils import FINAL
-from paperkg.extract.pipeline import Extractor, build_nlp
 from paperkg.extract.mention_scorer import SparseSoftmax
+from paperkg.extract.pipeline import Extractor, build_nlp
 from paperkg.extract.relation_scorer import (
     HEAD_LABELS,
     RELATION_LABELS,
