@@ -131,6 +131,23 @@ def _open(kwargs: dict[str, Any], *, create: bool = False) -> GraphStore:
     )
 
 
+def _build_target(kwargs: dict[str, Any]) -> tuple[str, GraphStore | None]:
+    """Where a build keeps its state (--store), and the Neo4j store it also writes (--neo4j)."""
+    store_dir = kwargs.pop("store")
+    password = neo4j_password(kwargs)
+    uri = kwargs.pop("neo4j_uri")
+    if not uri:
+        return store_dir, None
+    return store_dir, open_store(None, uri, kwargs.pop("neo4j_user"), password, kwargs.pop("neo4j_database"))
+
+
+def _waiting(store_dir: str) -> Callable[[], None]:
+    def say() -> None:
+        click.echo(f"paperkg: waiting for another build of {store_dir} to finish", err=True)
+
+    return say
+
+
 MAX_SHOWN_PROBLEMS = 20
 
 
@@ -218,16 +235,19 @@ def main() -> None:
 def build(inputs: tuple[str, ...], mode: str, jobs: int, dask_address: str | None, as_json: bool,
           **kwargs: Any) -> None:
     """Read INPUT files (collection .txt, .jsonl, .csv, .gz, directories, - for stdin), extract,
-    resolve and add them to the store."""
-    from paperkg.extract.ingest import ingest
+    resolve and add them to the store. With --neo4j, the build state (records, extractions, the
+    derived graph) stays in the --store directory and Neo4j receives what changed."""
+    from paperkg.api import build as pipeline
 
-    store = _open(kwargs, create=True)
+    store_dir, target = _build_target(kwargs)
     reporter = _Reporter()
     try:
-        summary = ingest(inputs, store, reporter, mode=mode, n_process=jobs, dask=dask_address,
-                         progress=_progress("extracting"))
+        summary = pipeline.build(inputs, store_dir, reporter, target=target, mode=mode, n_process=jobs,
+                                 dask=dask_address, progress=_progress("extracting"),
+                                 on_wait=_waiting(store_dir))
     finally:
-        store.close()
+        if target is not None:
+            target.close()
         reporter.finish()
     if as_json:
         _print_json(summary.to_json())
@@ -246,6 +266,28 @@ def build(inputs: tuple[str, ...], mode: str, jobs: int, dask_address: str | Non
         click.echo(f"paperkg: {summary.errors} input problem(s) reported above; the good records "
                    "were added", err=True)
         sys.exit(65)
+
+
+@main.command()
+@click.argument("ids", nargs=-1, required=True)
+@store_options
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@handle_errors
+def remove(ids: tuple[str, ...], as_json: bool, **kwargs: Any) -> None:
+    """Remove the papers with these ids, and every entity, mention, relation and alias only they
+    supported: the graph becomes the one a build without them makes."""
+    from paperkg.api import build as pipeline
+
+    store_dir, target = _build_target(kwargs)
+    try:
+        summary = pipeline.remove(ids, store_dir, target=target, on_wait=_waiting(store_dir))
+    finally:
+        if target is not None:
+            target.close()
+    if as_json:
+        _print_json(summary.to_json())
+        return
+    click.echo(f"removed {summary.removed} papers, {summary.papers} papers in the store")
 
 
 @main.command()

@@ -57,22 +57,22 @@ ROOT = HERE.parent
 
 
 def synthetic_graph(n: int, mode: str, seed: int = 0) -> tuple[KnowledgeGraph, str]:
-    """N synthetic abstracts through the real ingest (read, extract, resolve, build) into a temporary
+    """N synthetic abstracts through the build pipeline (read, extract, resolve, build) into a temporary
     embedded store, so the graph has the shape a real `paperkg build` gives."""
     sys.path.insert(0, str(HERE))
     import synth  # benchmarks/synth.py
 
-    from paperkg.extract.ingest import ingest
+    from paperkg.api.build import build
     from paperkg.graph.embedded import EmbeddedStore
 
     with tempfile.TemporaryDirectory(prefix="paperkg-bench-") as tmp:
         corpus_file = Path(tmp) / "corpus.jsonl"
         with open(corpus_file, "w", encoding="utf-8") as out:
             synth.write_jsonl(synth.generate(n, seed=seed), out)
-        store = EmbeddedStore(Path(tmp) / "store", create=True)
         started = time.perf_counter()
-        ingest([str(corpus_file)], store, lambda problem: None, mode=mode)
+        build([str(corpus_file)], Path(tmp) / "store", lambda problem: None, mode=mode)
         took = time.perf_counter() - started
+        store = EmbeddedStore(Path(tmp) / "store")
         graph = store.export()
         store.close()
     return graph, f"{n:,} synthetic abstracts ({mode} extraction + build: {took:.0f} s)"

@@ -111,7 +111,7 @@ class Universe:
 
 
 def universe_from_store(path: Path) -> Universe:
-    """Entities of an embedded store, read from its pickle in this process (then freed)."""
+    """Entities of an embedded store, read from its build state in this process (then freed)."""
     from paperkg.graph.embedded import EmbeddedStore
 
     graph = EmbeddedStore(path).graph()
@@ -855,7 +855,7 @@ def load_neo4j(args: argparse.Namespace) -> dict[str, Any]:
     from paperkg.graph.embedded import EmbeddedStore
 
     store = EmbeddedStore(Path(args.store))
-    corpus, graph = store.load_corpus(), store.graph()
+    corpus, graph = store.state.corpus(), store.graph()
     _log(f"loading {len(graph.nodes):,} nodes and {len(graph.edges):,} edges into {args.neo4j}")
     neo = _neo4j_store(args)
     try:
@@ -910,7 +910,7 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
         parser.error("--load-neo4j needs both --store and --neo4j")
     if args.requests < 1 or args.warmup < 0 or args.names < 0 or args.connections < 1:
         parser.error("--requests and --connections must be >= 1, --warmup and --names >= 0")
-    if args.store and not (Path(args.store) / "graph.pickle").exists():
+    if args.store and not (Path(args.store) / "state.sqlite").exists():
         parser.error(f"no paperkg store at {args.store}")
 
     from paperkg.graph.errors import PaperkgError

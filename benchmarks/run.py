@@ -12,7 +12,7 @@ Why each number is measured the way it is:
   `--jobs` processes, as issue 4 defines the target.
 - Extraction is timed through `Extractor.extract`, the API `paperkg extract` and `paperkg build` use,
   with model loading timed apart from it.
-- The build is `paperkg.extract.ingest.ingest` on a JSONL file into a fresh temporary store, exactly
+- The build is `paperkg.api.build.build` on a JSONL file into a fresh temporary store, exactly
   what `paperkg build` runs; a timing hook splits it into reading+deduplication+model loading,
   extraction and graph building+saving. The store is then reopened to time loading it and re-deriving the
   graph on its own. `--no-build` skips this (the build extracts again).
@@ -263,11 +263,12 @@ def extraction_pass(texts: Sequence[str], mode: str, jobs: int, batch_size: int,
 
 
 def build_pass(records: Iterable[dict[str, str]], mode: str, jobs: int, workdir: Path) -> dict[str, Any]:
-    """`ingest` a JSONL file into a fresh store (what `paperkg build` runs), then reopen the store."""
-    from paperkg.extract.ingest import ingest
+    """Build a JSONL file into a fresh store (`api.build.build`, what `paperkg build` runs), then
+    reopen the store."""
+    from paperkg.api.build import build
     from paperkg.extract.readers import read_inputs
     from paperkg.graph.build import build_graph
-    from paperkg.graph.embedded import EmbeddedStore
+    from paperkg.graph.state import BuildState
 
     jsonl = workdir / "corpus.jsonl"
     with open(jsonl, "w", encoding="utf-8") as fh:
@@ -280,7 +281,7 @@ def build_pass(records: Iterable[dict[str, str]], mode: str, jobs: int, workdir:
     marks: dict[str, float] = {}
 
     def progress(items: Iterable, total: int) -> Iterator:
-        # ingest hands the (entry, extraction) pairs here just before consuming them lazily, so this
+        # the build hands the (entry, extraction) pairs here just before consuming them lazily, so this
         # brackets extraction exactly: before it is reading+dedup+model loading, after it graph+save.
         marks["extract_start"] = time.perf_counter()
         yield from items
@@ -291,17 +292,16 @@ def build_pass(records: Iterable[dict[str, str]], mode: str, jobs: int, workdir:
     problems.clear()
 
     store_dir = workdir / "store"
-    store = EmbeddedStore(store_dir, create=True)
     with Timed() as total:
-        summary = ingest([str(jsonl)], store, report, mode=mode, n_process=jobs, progress=progress)
+        summary = build([str(jsonl)], store_dir, report, mode=mode, n_process=jobs, progress=progress)
     end = total._t0 + total.wall
-    store.close()
     started = marks.get("extract_start", end)
     finished = marks.get("extract_end", started)
 
-    reopened = EmbeddedStore(store_dir)
+    reopened = BuildState(store_dir)
     with Timed() as reload:
-        corpus = reopened.load_corpus()
+        corpus = reopened.corpus()
+    reopened.close()
     with Timed() as rebuild:
         build_graph(corpus)
     size = sum(p.stat().st_size for p in store_dir.iterdir() if p.is_file())

@@ -34,6 +34,11 @@ class RecordMeta:
     categories: tuple[str, ...] = ()
 
 
+def record_meta(record: PaperInput) -> RecordMeta:
+    return RecordMeta(record.id, record.abstract, record.collection, record.title, record.year,
+                      tuple(record.authors), record.url, record.doi, tuple(record.categories))
+
+
 @dataclass
 class PaperEntry:
     """One paper: every record whose abstract is the same text, and one extraction of it.
@@ -93,10 +98,9 @@ class Corpus:
         entry = self.papers.setdefault(key, PaperEntry(key=key))
         self.by_id[record.id] = key
         rkey = (record.id, record.collection or "")
-        meta = RecordMeta(record.id, record.abstract, record.collection, record.title, record.year,
-                          tuple(record.authors), record.url, record.doi, tuple(record.categories))
+        meta = record_meta(record)
         old = entry.records.get(rkey)
-        merged = meta if old is None else _merge(old, meta)
+        merged = meta if old is None else merge_records(old, meta)
         entry.records[rkey] = merged
         return entry, merged != old
 
@@ -107,7 +111,7 @@ class Corpus:
         return len(self.papers)
 
 
-def _merge(old: RecordMeta, new: RecordMeta) -> RecordMeta:
+def merge_records(old: RecordMeta, new: RecordMeta) -> RecordMeta:
     """Fill fields the old record lacked; never overwrite, so re-reading changes nothing."""
     merged = asdict(old)
     for name, value in asdict(new).items():
@@ -131,7 +135,7 @@ def entry_from_dict(data: dict) -> PaperEntry:
     entry = PaperEntry(key=data["key"])
     for r in data["records"]:
         meta = RecordMeta(**{**r, "authors": tuple(r["authors"]),
-                             "categories": tuple(r.get("categories", ()))})
+                             "categories": tuple(r.get("categories") or ())})
         entry.records[(meta.id, meta.collection or "")] = meta
     if data.get("extraction"):
         entry.extraction = extraction_from_dict(data["extraction"])

@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from paperkg.graph.corpus import Corpus
 from paperkg.graph.model import EDGE_TYPES, NODE_LABELS, Edge, KnowledgeGraph, Node
 
 if TYPE_CHECKING:
@@ -47,12 +46,6 @@ class GraphStore(Protocol):
     the query runner picks its backend by which one (`queries.runner.backend_for`)."""
 
     kind: str       # shown to users (`/health`): "embedded", "neo4j"
-
-    def load_corpus(self) -> Corpus:
-        """Every paper the store holds, with its extraction (what a new build adds to)."""
-
-    def save(self, corpus: Corpus, graph: KnowledgeGraph) -> None:
-        """Replace the stored graph by `graph` (derived from `corpus`); idempotent."""
 
     def stats(self) -> dict[str, dict[str, int]]:
         """`{"nodes": {label: count}, "edges": {type: count}}` over the closed sets."""

@@ -22,12 +22,10 @@ def _problems_are_fatal(problem: object) -> None:
 @pytest.fixture(scope="session")
 def seed_store_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The example abstracts built with the default pipeline, once per test session."""
-    from paperkg.extract.ingest import ingest
+    from paperkg.api.build import build
 
     path = tmp_path_factory.mktemp("seed-store")
-    store = EmbeddedStore(path, create=True)
-    ingest([str(EXAMPLES)], store, _problems_are_fatal)
-    store.close()
+    build([str(EXAMPLES)], path, _problems_are_fatal)
     return path
 
 
@@ -57,7 +55,7 @@ def neo4j_seed_store(neo4j_uri: str, seed_store: EmbeddedStore) -> Iterator[obje
     from paperkg.graph.neo4j_store import Neo4jStore
 
     store = Neo4jStore(neo4j_uri)
-    store.save(seed_store.load_corpus(), seed_store.graph())
+    store.save(seed_store.state.corpus(), seed_store.graph())
     yield store
     store.close()
 
@@ -65,12 +63,10 @@ def neo4j_seed_store(neo4j_uri: str, seed_store: EmbeddedStore) -> Iterator[obje
 @pytest.fixture(scope="session")
 def arxiv_example_store(tmp_path_factory: pytest.TempPathFactory) -> EmbeddedStore:
     """The shipped arXiv example (examples/arxiv, 300 records with titles and years), built once."""
-    from paperkg.extract.ingest import ingest
+    from paperkg.api.build import build
 
     path = tmp_path_factory.mktemp("arxiv-example-store")
-    store = EmbeddedStore(path, create=True)
     problems: list[object] = []
-    ingest([str(ARXIV_EXAMPLE)], store, problems.append)
-    store.close()
+    build([str(ARXIV_EXAMPLE)], path, problems.append)
     assert not problems, problems[:3]
     return EmbeddedStore(path)

@@ -20,6 +20,7 @@ from paperkg.graph.build import build_graph
 from paperkg.graph.corpus import Corpus
 from paperkg.graph.embedded import EmbeddedStore
 from paperkg.graph.records import Extraction, Mention, PaperInput, RelationMention
+from tests.stores import write_corpus
 
 # (id, collection, abstract, [(surface, type, introduced)], [(head, type, tail)], [(short, long)])
 PAPERS: list[tuple[str, str | None, str, list[tuple[str, str, bool]], list[tuple[str, str, str]],
@@ -101,10 +102,7 @@ def make_corpus() -> Corpus:
 
 
 def build_store(path: Path) -> EmbeddedStore:
-    corpus = make_corpus()
-    store = EmbeddedStore(path, create=True)
-    store.save(corpus, build_graph(corpus))
-    return store
+    return write_corpus(path, make_corpus())
 
 
 @pytest.fixture(scope="session")

@@ -20,7 +20,8 @@ from paperkg.api import deps
 from paperkg.api.app import create_app
 from paperkg.api.deps import get_store
 from paperkg.api.settings import Settings
-from paperkg.graph.embedded import DATA_FILE, EmbeddedStore
+from paperkg.graph.embedded import EmbeddedStore
+from paperkg.graph.state import DB_FILE
 from paperkg.graph.store import graph_stats
 
 PROBLEM = "application/problem+json"
@@ -37,7 +38,7 @@ def assert_problem(response: Any, status: int) -> dict[str, Any]:
 
 
 def digest(path: Path) -> str:
-    return hashlib.sha256((path / DATA_FILE).read_bytes()).hexdigest()
+    return hashlib.sha256((path / DB_FILE).read_bytes()).hexdigest()
 
 
 # ---------------------------------------------------------------- service, stats, docs

@@ -15,24 +15,12 @@ from click.testing import CliRunner
 
 from paperkg.api.cli import main
 from paperkg.api.output import cell, write_rows
-from paperkg.graph.corpus import Corpus
-from paperkg.graph.embedded import EmbeddedStore
-from tests.queries.graphs import tiny_graph
 
 NASTY_ROWS = [
     {"name": "a, b", "n": 1, "tags": ["x", "y"], "ok": True, "none": None},
     {"name": 'say "hi"\tthere', "n": 2.5, "tags": [], "ok": False, "none": None},
     {"name": "two\nlines", "n": -3, "tags": {"k": "v"}, "ok": None, "none": None},
 ]
-
-
-@pytest.fixture(scope="module")
-def tiny_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("tiny-store")
-    store = EmbeddedStore(path, create=True)
-    store.save(Corpus(), tiny_graph())
-    store.close()
-    return path
 
 
 def run(*args: str) -> Any:
@@ -75,10 +63,10 @@ def test_table_is_aligned_and_takes_names_literally() -> None:
 
 
 @pytest.mark.parametrize("fmt", ["--csv", "--tsv", "--json", "--nl", "--table"])
-def test_every_format_gives_the_same_rows(tiny_store: Path, fmt: str) -> None:
-    args = ["query", "neighbors", "--param", "name=GRPO", "--store", str(tiny_store)]
+def test_every_format_gives_the_same_rows(small_store_path: Path, fmt: str) -> None:
+    args = ["query", "neighbors", "--param", "name=GRPO", "--store", str(small_store_path)]
     expected = json.loads(run(*args, "--json").output)
-    assert len(expected) == 5
+    assert len(expected) == 4          # PPO, GSM8K, MATH500, Qwen3-8B (tests/api/conftest.py)
     output = run(*args, fmt).output
     if fmt in ("--csv", "--tsv"):
         rows = list(csv.DictReader(io.StringIO(output), delimiter="," if fmt == "--csv" else "\t"))
@@ -91,8 +79,8 @@ def test_every_format_gives_the_same_rows(tiny_store: Path, fmt: str) -> None:
         assert json.loads(output) == expected
 
 
-def test_default_is_tsv_when_piped(tiny_store: Path) -> None:
-    output = run("query", "entity", "--param", "name=GRPO", "--store", str(tiny_store)).output
+def test_default_is_tsv_when_piped(small_store_path: Path) -> None:
+    output = run("query", "entity", "--param", "name=GRPO", "--store", str(small_store_path)).output
     assert output.splitlines()[0].split("\t")[:3] == ["id", "name", "type"]
 
 
@@ -105,8 +93,8 @@ def test_default_is_tsv_when_piped(tiny_store: Path) -> None:
      ["did you mean 'min_confidence'?"]),
     (["query", "nothing_close_at_all_here"], ["no catalog query named"]),
 ])
-def test_did_you_mean(tiny_store: Path, args: list[str], words: list[str]) -> None:
-    result = CliRunner().invoke(main, [*args, "--store", str(tiny_store)])
+def test_did_you_mean(small_store_path: Path, args: list[str], words: list[str]) -> None:
+    result = CliRunner().invoke(main, [*args, "--store", str(small_store_path)])
     assert result.exit_code in (65, 66), result.output
     for word in words:
         assert word in result.output

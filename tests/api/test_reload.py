@@ -11,9 +11,8 @@ from fastapi.testclient import TestClient
 
 from paperkg.api.app import create_app
 from paperkg.api.settings import Settings
-from paperkg.graph.build import build_graph
-from paperkg.graph.embedded import DATA_FILE, EmbeddedStore
 from paperkg.graph.records import PaperInput
+from paperkg.graph.state import DB_FILE, BuildState
 from tests.api.conftest import build_store
 
 
@@ -37,10 +36,11 @@ def test_a_rebuild_is_served_without_a_restart(tmp_path: Path) -> None:
     build_store(tmp_path).close()
     with TestClient(create_app(Settings(store=str(tmp_path)))) as client:
         before = _papers(client)
-        writer = EmbeddedStore(tmp_path)
-        corpus = writer.load_corpus()
-        corpus.add(PaperInput("late", "A paper added while the server runs.", "test", 1))
-        writer.save(corpus, build_graph(corpus))
+        writer = BuildState(tmp_path)
+        with writer.transaction() as tx:
+            tx.add_record(PaperInput("late", "A paper added while the server runs.", "test", 1))
+            tx.derive()
+        writer.close()
         _wait_for(lambda: _papers(client) == before + 1, "the rebuilt store to be served")
         assert client.get("/papers/late").status_code == 200
 
@@ -52,8 +52,8 @@ def test_a_store_that_fails_to_load_leaves_the_old_one_serving(
             TestClient(create_app(Settings(store=str(tmp_path)))) as client:
         before = _papers(client)
         broken = tmp_path / "broken.tmp"
-        broken.write_bytes(b"not a pickle")
-        os.replace(broken, tmp_path / DATA_FILE)
+        broken.write_bytes(b"not a database" * 100)
+        os.replace(broken, tmp_path / DB_FILE)
         _wait_for(lambda: _papers(client) == before and "could not be loaded" in caplog.text,
                   "the failed reload to be logged")
         for _ in range(20):

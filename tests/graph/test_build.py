@@ -1,18 +1,17 @@
-"""Building the example corpus: counts, idempotence, order independence, atomic saves."""
+"""Building the example corpus: counts, idempotence, order independence, atomic builds."""
 
 from __future__ import annotations
 
-import pickle
 import re
 from pathlib import Path
 
 import pytest
 
-from paperkg.extract.ingest import ingest
-from paperkg.graph.embedded import DATA_FILE, EmbeddedStore
+from paperkg.api.build import build
+from paperkg.graph.embedded import EmbeddedStore
 from paperkg.graph.model import EDGE_TYPES, NODE_LABELS, node_key
 from paperkg.graph.normalize import compact_key
-from paperkg.graph.store import graph_stats
+from paperkg.graph.state import StateWriter
 from tests.conftest import EXAMPLES
 
 
@@ -21,9 +20,8 @@ def _fatal(problem: object) -> None:
 
 
 def _build(path: Path, *inputs: Path) -> EmbeddedStore:
-    store = EmbeddedStore(path, create=True)
     for item in inputs:
-        ingest([str(item)], store, _fatal)
+        build([str(item)], path, _fatal)
     return EmbeddedStore(path)
 
 
@@ -86,22 +84,20 @@ def test_file_by_file_equals_all_at_once(tmp_path: Path, seed_store: EmbeddedSto
     assert _snapshot(store) == _snapshot(seed_store)
 
 
-def test_a_failed_save_leaves_the_previous_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_build_leaves_the_previous_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     first = sorted(EXAMPLES.glob("*.txt"))[0]
-    store = _build(tmp_path, first)
-    before = (tmp_path / DATA_FILE).read_bytes()
+    before = _snapshot(_build(tmp_path, first))
+    derive = StateWriter.derive
 
-    def dump_then_die(obj: object, fh: object, protocol: int | None = None) -> None:
-        fh.write(b"partial")  # type: ignore[attr-defined]
+    def derive_then_die(self: StateWriter, **kwargs: object) -> object:
+        derive(self, **kwargs)      # every row written, not committed
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(pickle, "dump", dump_then_die)
+    monkeypatch.setattr(StateWriter, "derive", derive_then_die)
     with pytest.raises(KeyboardInterrupt):
-        ingest([str(EXAMPLES)], EmbeddedStore(tmp_path), _fatal)
+        build([str(EXAMPLES)], tmp_path, _fatal)
     monkeypatch.undo()
-    assert (tmp_path / DATA_FILE).read_bytes() == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".lock", DATA_FILE]
-    assert graph_stats(EmbeddedStore(tmp_path).graph()) == store.stats()
+    assert _snapshot(EmbeddedStore(tmp_path)) == before
 
 
 @pytest.mark.parametrize("name", ["GRPO", "PPO", "DQN", "D4RL", "ImageNet", "CIFAR-100", "Qwen3-8B",

@@ -709,13 +709,13 @@ def test_seed_graph_in_neo4j_equals_the_embedded_store(neo4j_seed_store: Neo4jSt
                                                        seed_store: Any) -> None:
     graph = seed_store.graph()
     assert neo4j_seed_store.stats() == seed_store.stats()
-    neo4j_seed_store.save(seed_store.load_corpus(), graph)  # twice: same counts
+    neo4j_seed_store.save(seed_store.state.corpus(), graph)  # twice: same counts
     assert neo4j_seed_store.stats() == seed_store.stats()
     ours, theirs = io.BytesIO(), io.BytesIO()
     write_graphml(neo4j_seed_store.export(), ours)
     write_graphml(graph, theirs)
     assert ours.getvalue() == theirs.getvalue()
-    assert neo4j_seed_store.load_corpus() == seed_store.load_corpus()
+    assert neo4j_seed_store.load_corpus() == seed_store.state.corpus()
 
 
 # ---- precomputed figures (cooccurring, introduced_in) -------------------------------------------

@@ -10,15 +10,19 @@ from pathlib import Path
 
 from paperkg.api.deps import StoreHolder
 from paperkg.api.settings import Settings
-from paperkg.graph.embedded import EmbeddedStore
+from paperkg.graph.corpus import Corpus
+from paperkg.graph.records import Extraction, PaperInput
 from paperkg.queries import embedded_impl
+from tests.stores import write_corpus
 
 
-def _rebuild(path: Path) -> None:
-    store = EmbeddedStore(path)
-    corpus, graph = store.load_corpus(), store.graph()
-    store.save(corpus, graph)          # a new file: a new version for the server
-    store.close()
+def _rebuild(path: Path, n: int) -> None:
+    """A real build into the store: one more hand-made paper, so the state gets a new generation."""
+    corpus = Corpus()
+    text = f"Paper number {n} adds one abstract to the store."
+    entry, _ = corpus.add(PaperInput(f"extra{n}", text, "test", 1))
+    entry.extraction = Extraction(f"extra{n}", text, [(0, len(text))], [], [], [])
+    write_corpus(path, corpus).close()
 
 
 def _wait_reloaded(holder: StoreHolder) -> None:
@@ -37,15 +41,14 @@ def test_old_graph_and_index_are_freed_after_reloads(small_store_path: Path, tmp
     shutil.copytree(small_store_path, path)
     holder = StoreHolder(Settings(store=str(path)))
     refs = []
-    for _ in range(3):
+    for n in range(3):
         store = holder.get()
         graph = store.networkx()          # type: ignore[attr-defined]
         refs.append((weakref.ref(graph), weakref.ref(embedded_impl.index_for(graph))))
         del store, graph
-        time.sleep(0.01)                  # the version is (inode, mtime_ns, size)
-        _rebuild(path)
+        _rebuild(path, n)
         _wait_reloaded(holder)
     # no gc.collect(): frozen objects are beyond it anyway; reference counting alone must free them
     assert all(g() is None and i() is None for g, i in refs), [(g() is None, i() is None) for g, i in refs]
-    assert holder.get().stats()["nodes"]["Paper"] == 3
+    assert holder.get().stats()["nodes"]["Paper"] == 3 + 3
     holder.close()

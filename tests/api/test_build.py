@@ -1,17 +1,23 @@
-"""The build job re-extracts exactly the papers whose stored extraction another extractor made."""
+"""The build pipeline re-extracts exactly the papers whose stored extraction another extractor made."""
 
 from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from paperkg.api.build import build
 from paperkg.extract import version
-from paperkg.extract.ingest import ingest
 from paperkg.extract.version import extractor_fingerprint
+from paperkg.graph.corpus import text_key
 from paperkg.graph.embedded import EmbeddedStore
+from paperkg.graph.state import DB_FILE
+from tests.conftest import EXAMPLES
 
 TEXTS = [
     "We propose Group Relative Policy Optimization (GRPO) and evaluate it on MATH500.",
@@ -31,8 +37,7 @@ def corpus_file(tmp_path: Path) -> Path:
 
 
 def _build(store_dir: Path, corpus_file: Path, mode: str) -> tuple[EmbeddedStore, object]:
-    store = EmbeddedStore(store_dir, create=True)
-    summary = ingest([str(corpus_file)], store, _fatal, mode=mode)
+    summary = build([str(corpus_file)], store_dir, _fatal, mode=mode)
     return EmbeddedStore(store_dir), summary
 
 
@@ -47,7 +52,7 @@ def test_extractions_carry_the_fingerprint_and_a_rebuild_extracts_nothing(
         tmp_path: Path, corpus_file: Path) -> None:
     store, first = _build(tmp_path / "s", corpus_file, "rules")
     assert (first.extracted, first.reextracted) == (2, 0)
-    assert {e.extraction.extractor for e in store.load_corpus()} == {extractor_fingerprint("rules")}
+    assert {e.extraction.extractor for e in store.state.corpus()} == {extractor_fingerprint("rules")}
     _, again = _build(tmp_path / "s", corpus_file, "rules")
     assert (again.extracted, again.reextracted, again.saved) == (0, 0, False)
 
@@ -56,7 +61,7 @@ def test_another_mode_re_extracts_every_paper(tmp_path: Path, corpus_file: Path)
     _build(tmp_path / "s", corpus_file, "rules")
     store, summary = _build(tmp_path / "s", corpus_file, "default")
     assert (summary.extracted, summary.reextracted, summary.saved) == (2, 2, True)
-    assert {e.extraction.extractor for e in store.load_corpus()} == {extractor_fingerprint("default")}
+    assert {e.extraction.extractor for e in store.state.corpus()} == {extractor_fingerprint("default")}
 
 
 def _rebuild_with(tmp_path: Path, corpus_file: Path, monkeypatch: pytest.MonkeyPatch, mode: str,
@@ -130,3 +135,73 @@ def test_a_retrained_model_re_extracts_default_mode_only(
 
     summary = _rebuild_with(tmp_path, corpus_file, monkeypatch, mode, retrain)
     assert summary.reextracted == reextracted
+
+
+# ---- concurrent builds and removal, through the real CLI ------------------------------------------
+
+def _paperkg(*args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "paperkg.api.cli", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def _graph_snapshot(store: EmbeddedStore) -> tuple[dict, dict]:
+    graph = store.graph()
+    return ({k: (n.label, n.props) for k, n in graph.nodes.items()},
+            {k: (e.type, e.source, e.target, e.props) for k, e in graph.edges.items()})
+
+
+def test_two_concurrent_builds_of_two_halves_lose_nothing(tmp_path: Path, seed_store: EmbeddedStore) -> None:
+    files = sorted(str(p) for p in EXAMPLES.glob("*.txt"))
+    store = str(tmp_path / "store")
+    procs = [_paperkg("build", *half, "--store", store) for half in (files[:2], files[2:])]
+    results = [proc.communicate(timeout=600) for proc in procs]
+    assert [proc.returncode for proc in procs] == [0, 0], results
+    assert sum("waiting for another build of" in err for _, err in results) == 1
+    built = EmbeddedStore(Path(store))
+    assert built.stats()["nodes"]["Paper"] == 250
+    assert _graph_snapshot(built) == _graph_snapshot(seed_store)
+
+
+def test_removing_papers_equals_building_without_them(tmp_path: Path, seed_store: EmbeddedStore) -> None:
+    entries = list(seed_store.state.corpus())
+    gone = entries[::25][:10]
+    assert len(gone) == 10
+    gone_keys = {e.key for e in gone}
+    store = tmp_path / "store"
+    store.mkdir()
+    with seed_store.state.snapshot() as db, sqlite3.connect(store / DB_FILE) as copy:
+        db.backup(copy)
+    # one id per paper (a paper merged from several records is named by any of them)
+    proc = _paperkg("remove", *[e.ids[-1] for e in gone], "--store", str(store))
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert "removed 10 papers, 240 papers" in out
+
+    inputs = tmp_path / "inputs"
+    inputs.mkdir()
+    for path in EXAMPLES.glob("*.txt"):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        kept = [lines[0], *(line for line in lines[1:]
+                            if not line.strip() or text_key(line) not in gone_keys)]
+        (inputs / path.name).write_text("\n".join(kept) + "\n", encoding="utf-8")
+    fresh = tmp_path / "fresh"
+    build([str(inputs)], fresh, _fatal)
+
+    outputs = []
+    for path in (store, fresh):
+        stats = _paperkg("stats", "--json", "--store", str(path)).communicate(timeout=120)[0]
+        proc = _paperkg("export", "graphml", str(path / "g.graphml"), "--store", str(path))
+        assert proc.wait(timeout=120) == 0
+        outputs.append((json.loads(stats), (path / "g.graphml").read_bytes()))
+    assert outputs[0][0]["nodes"]["Paper"] == 240
+    assert outputs[0] == outputs[1]
+
+
+def test_removing_an_unknown_id_removes_nothing(tmp_path: Path, corpus_file: Path) -> None:
+    store, _ = _build(tmp_path / "s", corpus_file, "rules")
+    before = _graph_snapshot(store)
+    known = store.state.corpus().papers.popitem()[1].id
+    proc = _paperkg("remove", known, "no-such-paper", "--store", str(tmp_path / "s"))
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 66 and "no-such-paper" in err and "nothing was removed" in err
+    assert _graph_snapshot(EmbeddedStore(tmp_path / "s")) == before

@@ -1,0 +1,153 @@
+"""The build pipeline: read -> dedupe -> extract new -> resolve + derive -> write.
+
+This is the one module that imports both the extractor (`paperkg.extract`) and the stores
+(`paperkg.graph`): the extractor produces records, the graph layer never sees spaCy, and `api/` may
+import everything. The CLI's `build` and `remove` call it; so do the benchmarks.
+
+Everything happens inside one transaction of the store directory's build state
+(`graph/state.py`): a second build of the same store waits for this one, a build that fails or is
+killed leaves the previous state, and a server keeps answering from the last committed build. The
+state derives the graph and hands back the change (`GraphDelta`); a Neo4j target applies that change
+before the state commits, so the two never disagree without the next build noticing (the target
+records which generation it holds, and a mismatch makes the next delta a full one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from paperkg.extract.readers import Problem, read_inputs
+from paperkg.extract.version import extractor_fingerprint
+from paperkg.graph.errors import NotFoundError
+from paperkg.graph.state import BuildState, StateWriter
+from paperkg.graph.store import GraphStore, GraphWriter
+
+
+@dataclass
+class BuildSummary:
+    records: int = 0
+    new_papers: int = 0
+    extracted: int = 0
+    reextracted: int = 0
+    removed: int = 0
+    papers: int = 0
+    saved: bool = False
+    errors: int = 0
+    warnings: int = 0
+    stats: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {
+            "records": self.records, "new_papers": self.new_papers, "extracted": self.extracted,
+            "reextracted": self.reextracted, "removed": self.removed,
+            "papers": self.papers, "saved": self.saved, "errors": self.errors,
+            "warnings": self.warnings, "stats": self.stats,
+        }
+
+
+def build(
+    paths: Sequence[str],
+    store_dir: str | Path,
+    report: Callable[[Problem], None],
+    *,
+    target: GraphStore | None = None,
+    mode: str = "default",
+    n_process: int = 1,
+    dask: str | None = None,
+    progress: Callable[[Iterable, int], Iterable] | None = None,
+    on_wait: Callable[[], None] | None = None,
+) -> BuildSummary:
+    """Add the papers in `paths` to the store at `store_dir` (and to `target`, a Neo4j store, when
+    given). Bad records are reported and skipped; nothing is committed until the end. With `dask` (a
+    scheduler address or `local`) the new papers are extracted on that cluster; everything else
+    happens here."""
+    summary = BuildSummary()
+
+    def counted(problem: Problem) -> None:
+        if problem.severity == "error":
+            summary.errors += 1
+        else:
+            summary.warnings += 1
+        report(problem)
+
+    state = BuildState(Path(store_dir), create=True)
+    try:
+        with state.transaction(on_wait) as tx:
+            before = tx.paper_count
+            for record in read_inputs(paths, counted):                       # read
+                summary.records += 1
+                try:
+                    tx.add_record(record)                                    # dedupe
+                except ValueError as err:
+                    counted(Problem(record.source, record.line, str(err), "error"))
+            summary.new_papers = tx.paper_count - before
+
+            fingerprint = extractor_fingerprint(mode)                        # extract new
+            todo = tx.to_extract(fingerprint)
+            summary.reextracted = sum(1 for entry in todo if entry.extraction is not None)
+            if todo:
+                from paperkg.extract.pipeline import Extractor
+
+                extractor = Extractor(mode=mode, n_process=n_process, dask=dask)
+                results = extractor.extract((entry.id, entry.abstract) for entry in todo)
+                pairs = zip(todo, results, strict=True)
+                for entry, extraction in (progress(pairs, len(todo)) if progress else pairs):
+                    extraction.extractor = fingerprint
+                    tx.set_extraction(entry.key, extraction)
+                    summary.extracted += 1
+            _write(tx, target)                                               # derive, write
+            summary.saved = tx.changed
+            summary.papers = tx.paper_count
+        summary.stats = (target or state).stats()
+    finally:
+        state.close()
+    return summary
+
+
+def remove(
+    ids: Sequence[str],
+    store_dir: str | Path,
+    *,
+    target: GraphStore | None = None,
+    on_wait: Callable[[], None] | None = None,
+) -> BuildSummary:
+    """Remove the papers `ids` name, and everything only they supported; the graph becomes the one
+    a build without them makes. An id no paper has removes nothing (NotFoundError)."""
+    summary = BuildSummary()
+    state = BuildState(Path(store_dir))
+    try:
+        with state.transaction(on_wait) as tx:
+            before = tx.paper_count
+            unknown = tx.remove(ids)
+            if unknown:
+                shown = ", ".join(repr(i) for i in unknown[:5]) + (" ..." if len(unknown) > 5 else "")
+                raise NotFoundError(f"no paper in {store_dir} has the id(s) {shown}; nothing was removed",
+                                    "check the ids (`paperkg query paper --param id=ID`)")
+            summary.removed = before - tx.paper_count
+            _write(tx, target)
+            summary.saved = tx.changed
+            summary.papers = tx.paper_count
+        summary.stats = (target or state).stats()
+    finally:
+        state.close()
+    return summary
+
+
+def _write(tx: StateWriter, target: GraphStore | None) -> None:
+    """Derive the graph in the state and bring `target` (if any) to it, inside the transaction."""
+    if target is None:
+        tx.derive()
+        return
+    if isinstance(target, GraphWriter):
+        in_step = tx.base is not None and target.synced_generation() == tx.base
+        delta = tx.derive(full_delta=not in_step)
+        if delta or not in_step:
+            target.apply(delta)
+        return
+    # A target that cannot apply a delta yet (the Neo4j store before its delta writer lands):
+    # hand it the whole corpus and graph, as builds did before the SQLite state.
+    tx.derive()
+    if tx.changed or tx.base is None:
+        target.save(tx.corpus(), tx.graph())  # type: ignore[attr-defined]

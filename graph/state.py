@@ -1,0 +1,417 @@
+"""The build state: one SQLite database in the store directory, the only thing a build reads and writes.
+
+It holds the records (one JSON row per input record), each paper's extraction (JSON) and the
+fingerprint of the extractor that made it, and the derived graph (one JSON row per node and edge).
+Why SQLite (stdlib `sqlite3`):
+
+- **One transaction per build.** `BuildState.transaction` takes the write lock (`BEGIN IMMEDIATE`)
+  before the build reads anything and commits once at the end, so two builds into one store run one
+  after the other and neither loses the other's papers; a build killed at any point rolls back to the
+  previous state on the next open (SQLite's journal), with no temp files to clean.
+- **Readers are never blocked.** In WAL mode a server reading the graph sees the last committed
+  build, whole, while the next one writes.
+- **Nothing stored runs code.** Rows are JSON of plain values, not pickles, so opening a store (even a
+  hostile one) executes nothing, and moving a class never makes a store unreadable. The schema has a
+  version (`PRAGMA user_version`); a store of another version says how to rebuild.
+- **Writes are the change.** The derived graph is compared row by row with what the state held, and
+  only new, changed and deleted rows are written; the same difference is the `GraphDelta` a Neo4j
+  target applies.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+import threading
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from paperkg.graph.corpus import (
+    Corpus,
+    PaperEntry,
+    RecordMeta,
+    extraction_from_dict,
+    merge_records,
+    record_meta,
+    text_key,
+)
+from paperkg.graph.errors import BadInputError, InputNotFoundError, StoreUnavailableError
+from paperkg.graph.model import EDGE_TYPES, NODE_LABELS, Edge, KnowledgeGraph, Node
+from paperkg.graph.records import Extraction, PaperInput
+from paperkg.graph.store import GraphDelta, empty_stats
+
+SCHEMA_VERSION = 1
+DB_FILE = "state.sqlite"
+# The store format before this one: a pickle, which this version never opens (loading one runs code).
+LEGACY_FILE = "graph.pickle"
+# How often a waiting build retries the write lock (it prints its message once).
+_LOCK_POLL_MS = 200
+
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE records (
+    id TEXT NOT NULL, collection TEXT NOT NULL, paper TEXT NOT NULL, meta TEXT NOT NULL,
+    PRIMARY KEY (id, collection)) WITHOUT ROWID;
+CREATE INDEX records_paper ON records (paper);
+CREATE TABLE papers (
+    key TEXT PRIMARY KEY, extractor TEXT NOT NULL DEFAULT '', extraction TEXT) WITHOUT ROWID;
+CREATE TABLE nodes (key TEXT PRIMARY KEY, label TEXT NOT NULL, props TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE edges (
+    id TEXT PRIMARY KEY, type TEXT NOT NULL, source TEXT NOT NULL, target TEXT NOT NULL,
+    props TEXT NOT NULL) WITHOUT ROWID;
+"""
+
+
+def _busy(err: sqlite3.OperationalError) -> bool:
+    """Whether `err` means another connection holds the lock (retry), not a real failure."""
+    return "locked" in str(err) or "busy" in str(err)
+
+
+def _until_free(statement: Callable[[], object]) -> None:
+    """Run `statement`, retrying while another connection holds the database's lock."""
+    while True:
+        try:
+            statement()
+            return
+        except sqlite3.OperationalError as err:
+            if not _busy(err):
+                raise
+
+
+def props_json(props: dict[str, Any]) -> str:
+    """The one text form of a property map: equal maps give equal text, so comparing rows is
+    comparing strings."""
+    return json.dumps(props, ensure_ascii=False, sort_keys=True, separators=(",", ":"),
+                      allow_nan=False)
+
+
+def rebuild_hint(path: Path) -> str:
+    return f"rebuild it: paperkg build INPUT... --store {path}-new (or remove {path} first)"
+
+
+class BuildState:
+    """The SQLite database of one store directory. Readers and the one writer each open their own."""
+
+    def __init__(self, path: Path, *, create: bool = False) -> None:
+        self.path = Path(path)
+        if self.path.exists() and not self.path.is_dir():
+            raise BadInputError(f"store path {self.path} is a file, not a directory",
+                                "give --store a directory")
+        db = self.path / DB_FILE
+        if not db.exists():
+            if (self.path / LEGACY_FILE).exists():
+                raise StoreUnavailableError(
+                    f"{self.path} is a store of an older paperkg (a pickle, which this version does not "
+                    "load: loading one runs code)", rebuild_hint(self.path))
+            if not create:
+                raise InputNotFoundError(f"no paperkg store at {self.path}",
+                                         "build one first with `paperkg build INPUT --store PATH`")
+            self.path.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        try:
+            # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE ... COMMIT), never
+            # opened behind our back by the module.
+            self._db = sqlite3.connect(db, isolation_level=None, check_same_thread=False,
+                                       timeout=_LOCK_POLL_MS / 1000)
+            _until_free(lambda: self._db.execute("PRAGMA journal_mode = WAL"))
+            self._db.execute("PRAGMA synchronous = NORMAL")
+            self._check_schema()
+        except sqlite3.DatabaseError as err:
+            raise StoreUnavailableError(f"cannot read the store {db}: {err}",
+                                        rebuild_hint(self.path)) from err
+
+    def _check_schema(self) -> None:
+        """Create the schema in a new database. Two first builds of one store may race here: the
+        loser waits until the winner's schema is committed (then finds it), never fails."""
+        while True:
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            if version == SCHEMA_VERSION:
+                return
+            if version != 0:
+                raise StoreUnavailableError(
+                    f"{self.path} holds build state of schema {version}; this paperkg reads schema "
+                    f"{SCHEMA_VERSION}", rebuild_hint(self.path))
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as err:
+                if not _busy(err):
+                    raise
+                continue
+            try:
+                if self._db.execute("PRAGMA user_version").fetchone()[0] == 0:   # not made meanwhile
+                    for statement in _SCHEMA.split(";"):
+                        if statement.strip():
+                            self._db.execute(statement)
+                    self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    # ---- reading (any process, any time) ---------------------------------------------------------
+
+    def generation(self) -> str | None:
+        """Identity of the last committed build (a new random token per build that changed anything),
+        which is how a running server notices a rebuild; None for a store never built."""
+        with self._lock:
+            row = self._db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        return row[0] if row else None
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[sqlite3.Connection]:
+        """A read transaction: everything read inside sees one committed build, whatever a
+        concurrent build writes meanwhile (WAL)."""
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                yield self._db
+            finally:
+                self._db.execute("COMMIT")
+
+    def graph(self) -> KnowledgeGraph:
+        """The derived graph of the last committed build, nodes in key order, edges in id order."""
+        with self.snapshot() as db:
+            return _read_graph(db)
+
+    def stats(self) -> dict[str, dict[str, int]]:
+        stats = empty_stats()
+        with self.snapshot() as db:
+            for label, count in db.execute("SELECT label, count(*) FROM nodes GROUP BY label"):
+                if label in NODE_LABELS:
+                    stats["nodes"][label] = count
+            for etype, count in db.execute("SELECT type, count(*) FROM edges GROUP BY type"):
+                if etype in EDGE_TYPES:
+                    stats["edges"][etype] = count
+        return stats
+
+    def corpus(self) -> Corpus:
+        """Every paper with its records and extraction (tests and the whole-graph derivation)."""
+        with self.snapshot() as db:
+            return _load_corpus(db, None)
+
+    # ---- writing (one build at a time) -----------------------------------------------------------
+
+    @contextlib.contextmanager
+    def transaction(self, on_wait: Callable[[], None] | None = None) -> Iterator[StateWriter]:
+        """The one write transaction of a build: waits (calling `on_wait` once) while another build
+        of this store runs, commits when the block ends, rolls back if it raises."""
+        with self._lock:
+            waited = False
+            while True:
+                try:
+                    self._db.execute("BEGIN IMMEDIATE")
+                    break
+                except sqlite3.OperationalError as err:
+                    if not _busy(err):
+                        raise StoreUnavailableError(f"cannot write the store {self.path}: {err}",
+                                                    "check the directory's permissions and free space"
+                                                    ) from err
+                    if not waited and on_wait is not None:
+                        on_wait()
+                    waited = True
+            try:
+                writer = StateWriter(self._db)
+                yield writer
+                writer.finish()
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+
+class StateWriter:
+    """What a build does inside its transaction: add records, store extractions, remove papers,
+    derive the graph and write what changed."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+        self.dirty: set[str] = set()          # papers whose records or extraction changed
+        self.removed: set[str] = set()        # papers removed by this build
+        self.base = self._meta("generation")
+        self.changed = False
+
+    def _meta(self, key: str) -> str | None:
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def corpus(self) -> Corpus:
+        return _load_corpus(self._db, None)
+
+    def graph(self) -> KnowledgeGraph:
+        return _read_graph(self._db)
+
+    @property
+    def paper_count(self) -> int:
+        return self._db.execute("SELECT count(*) FROM papers").fetchone()[0]
+
+    def add_record(self, record: PaperInput) -> bool:
+        """Merge one input record into its paper (papers are abstracts: the same text under two ids
+        is one paper); returns whether anything changed. Raises `ValueError` when the record's id
+        already names a different abstract."""
+        key = text_key(record.abstract)
+        row = self._db.execute("SELECT paper FROM records WHERE id = ? LIMIT 1", (record.id,)).fetchone()
+        if row is not None and row[0] != key:
+            raise ValueError(f"id {record.id!r} is already used by a different abstract")
+        meta = record_meta(record)
+        collection = record.collection or ""
+        row = self._db.execute("SELECT meta FROM records WHERE id = ? AND collection = ?",
+                               (record.id, collection)).fetchone()
+        old = None if row is None else _meta_from_json(row[0])
+        merged = meta if old is None else merge_records(old, meta)
+        if merged == old:
+            return False
+        self._db.execute("INSERT OR REPLACE INTO records (id, collection, paper, meta) VALUES (?, ?, ?, ?)",
+                         (record.id, collection, key, props_json(asdict(merged))))
+        self._db.execute("INSERT OR IGNORE INTO papers (key) VALUES (?)", (key,))
+        self.dirty.add(key)
+        return True
+
+    def to_extract(self, extractor: str) -> list[PaperEntry]:
+        """Papers with no extraction, one made by another extractor, or one of another text (a
+        record with an earlier id brought a differently spaced abstract)."""
+        keys = {k for (k,) in self._db.execute(
+            "SELECT key FROM papers WHERE extraction IS NULL OR extractor != ?", (extractor,))}
+        entries = _load_entries(self._db, keys | self.dirty)
+        return [e for e in entries.values() if e.needs_extraction(extractor)]
+
+    def set_extraction(self, key: str, extraction: Extraction) -> None:
+        data = asdict(extraction)
+        data.pop("extractor")
+        self._db.execute("UPDATE papers SET extractor = ?, extraction = ? WHERE key = ?",
+                         (extraction.extractor, props_json(data), key))
+        self.dirty.add(key)
+
+    def remove(self, ids: Iterable[str]) -> list[str]:
+        """Remove the papers these record ids name (each with all of its records); returns the ids
+        no paper has (nothing is removed then)."""
+        keys: set[str] = set()
+        unknown: list[str] = []
+        for rid in ids:
+            row = self._db.execute("SELECT paper FROM records WHERE id = ? LIMIT 1", (rid,)).fetchone()
+            if row is None:
+                unknown.append(rid)
+            else:
+                keys.add(row[0])
+        if unknown:
+            return unknown
+        for key in sorted(keys):
+            self._db.execute("DELETE FROM records WHERE paper = ?", (key,))
+            self._db.execute("DELETE FROM papers WHERE key = ?", (key,))
+        self.removed |= keys
+        self.dirty -= keys
+        return []
+
+    def derive(self, *, full_delta: bool = False) -> GraphDelta:
+        """Re-derive the graph from the papers, write the rows that changed, and return the change
+        (every node and edge when `full_delta`, for a target that must be brought in step)."""
+        from paperkg.graph.build import build_graph
+
+        graph = build_graph(_load_corpus(self._db, None))
+        delta = GraphDelta(base=self.base)
+        new_nodes = {key: (node.label, props_json(node.props)) for key, node in graph.nodes.items()}
+        new_edges = {eid: props_json(edge.props) for eid, edge in graph.edges.items()}
+        old_nodes = {key: (label, props) for key, label, props in
+                     self._db.execute("SELECT key, label, props FROM nodes")}
+        old_edges = {eid: (etype, source, target, props) for eid, etype, source, target, props in
+                     self._db.execute("SELECT id, type, source, target, props FROM edges")}
+        for key, (label, props) in new_nodes.items():
+            if old_nodes.get(key) != (label, props):
+                self._db.execute("INSERT OR REPLACE INTO nodes (key, label, props) VALUES (?, ?, ?)",
+                                 (key, label, props))
+                delta.nodes.append(graph.nodes[key])
+        for eid, props in new_edges.items():
+            edge = graph.edges[eid]
+            if old_edges.get(eid) != (edge.type, edge.source, edge.target, props):
+                self._db.execute(
+                    "INSERT OR REPLACE INTO edges (id, type, source, target, props) VALUES (?, ?, ?, ?, ?)",
+                    (eid, edge.type, edge.source, edge.target, props))
+                delta.edges.append(edge)
+        for eid in sorted(old_edges.keys() - new_edges.keys()):
+            etype, source, target, _ = old_edges[eid]
+            self._db.execute("DELETE FROM edges WHERE id = ?", (eid,))
+            delta.deleted_edges.append(Edge(etype, source, target))
+        for key in sorted(old_nodes.keys() - new_nodes.keys()):
+            label, props = old_nodes[key]
+            self._db.execute("DELETE FROM nodes WHERE key = ?", (key,))
+            delta.deleted_nodes.append(Node(label, json.loads(props)["id"]))
+        self.changed = bool(delta) or bool(self.dirty) or bool(self.removed)
+        delta.generation = self._new_generation() if self.changed else (self.base or "")
+        if full_delta:
+            delta.nodes = [graph.nodes[k] for k in sorted(graph.nodes)]
+            delta.edges = [graph.edges[k] for k in sorted(graph.edges)]
+            delta.deleted_nodes, delta.deleted_edges, delta.full = [], [], True
+        return delta
+
+    def _new_generation(self) -> str:
+        if not hasattr(self, "_generation"):
+            self._generation = uuid.uuid4().hex
+        return self._generation
+
+    def finish(self) -> None:
+        if self.changed:
+            self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', ?)",
+                             (self._new_generation(),))
+
+
+def _read_graph(db: sqlite3.Connection) -> KnowledgeGraph:
+    graph = KnowledgeGraph()
+    for key, label, props in db.execute("SELECT key, label, props FROM nodes ORDER BY key"):
+        data = json.loads(props)
+        graph.nodes[key] = Node(label, data["id"], data)
+    for eid, etype, source, target, props in db.execute(
+            "SELECT id, type, source, target, props FROM edges ORDER BY id"):
+        graph.edges[eid] = Edge(etype, source, target, json.loads(props))
+    return graph
+
+
+def _meta_from_json(text: str) -> RecordMeta:
+    data = json.loads(text)
+    data["authors"] = tuple(data.get("authors") or ())
+    data["categories"] = tuple(data.get("categories") or ())
+    return RecordMeta(**data)
+
+
+def _extraction_from_json(extractor: str, text: str) -> Extraction:
+    data = json.loads(text)
+    data["extractor"] = extractor
+    return extraction_from_dict(data)
+
+
+def _load_entries(db: sqlite3.Connection, keys: set[str] | None) -> dict[str, PaperEntry]:
+    """Papers (all when `keys` is None) with their records and extraction, by text key."""
+    entries: dict[str, PaperEntry] = {}
+    if keys is None:
+        rows = db.execute("SELECT paper, meta FROM records ORDER BY paper")
+        papers = db.execute("SELECT key, extractor, extraction FROM papers")
+    else:
+        wanted = sorted(keys)
+        rows = (row for key in wanted
+                for row in db.execute("SELECT paper, meta FROM records WHERE paper = ?", (key,)))
+        papers = (row for key in wanted for row in db.execute(
+            "SELECT key, extractor, extraction FROM papers WHERE key = ?", (key,)))
+    for paper, meta in rows:
+        entry = entries.setdefault(paper, PaperEntry(key=paper))
+        record = _meta_from_json(meta)
+        entry.records[(record.id, record.collection or "")] = record
+    for key, extractor, extraction in papers:
+        entry = entries.get(key)
+        if entry is not None and extraction is not None:
+            entry.extraction = _extraction_from_json(extractor, extraction)
+    return entries
+
+
+def _load_corpus(db: sqlite3.Connection, keys: set[str] | None) -> Corpus:
+    corpus = Corpus()
+    for key, entry in sorted(_load_entries(db, keys).items()):
+        corpus.papers[key] = entry
+        for rid in entry.ids:
+            corpus.by_id[rid] = key
+    return corpus

@@ -1,0 +1,146 @@
+"""The SQLite build state: no pickles, one transaction per build, readers on a snapshot, kills."""
+
+from __future__ import annotations
+
+import pickle
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from paperkg.graph.errors import StoreUnavailableError
+from paperkg.graph.records import PaperInput
+from paperkg.graph.state import DB_FILE, LEGACY_FILE, SCHEMA_VERSION, BuildState
+from tests.api.conftest import make_corpus
+from tests.stores import add_entry, write_corpus
+
+
+def _snapshot(state: BuildState) -> tuple[dict, dict]:
+    graph = state.graph()
+    return ({k: (n.label, n.props) for k, n in graph.nodes.items()},
+            {k: (e.type, e.source, e.target, e.props) for k, e in graph.edges.items()})
+
+
+def test_every_store_file_is_sqlite_with_a_schema_version(tmp_path: Path) -> None:
+    write_corpus(tmp_path, make_corpus()).close()
+    for path in tmp_path.iterdir():
+        assert path.read_bytes()[:16] == b"SQLite format 3\0", path
+    state = BuildState(tmp_path)
+    with state.snapshot() as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    state.close()
+
+
+def test_an_old_pickle_store_is_refused_without_loading_it(tmp_path: Path) -> None:
+    """A pickle whose loading would run code: the store says how to rebuild and runs nothing."""
+    canary = tmp_path / "ran"
+
+    class Trap:
+        def __reduce__(self) -> tuple:
+            return (Path.touch, (canary,))
+
+    (tmp_path / LEGACY_FILE).write_bytes(pickle.dumps(Trap()))
+    with pytest.raises(StoreUnavailableError, match="older paperkg") as err:
+        BuildState(tmp_path)
+    assert "paperkg build" in str(err.value) and "\n" not in str(err.value)
+    with pytest.raises(StoreUnavailableError):
+        BuildState(tmp_path, create=True)        # a build into it does not mix the two
+    assert not canary.exists()
+
+
+def test_another_schema_version_says_how_to_rebuild(tmp_path: Path) -> None:
+    BuildState(tmp_path, create=True).close()
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / DB_FILE) as db:
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    with pytest.raises(StoreUnavailableError, match="rebuild it"):
+        BuildState(tmp_path)
+
+
+def test_a_reader_keeps_its_snapshot_while_a_build_writes(tmp_path: Path) -> None:
+    corpus = make_corpus()
+    entries = list(corpus)
+    state = BuildState(tmp_path, create=True)
+    with state.transaction() as tx:
+        add_entry(tx, entries[0])
+        tx.derive()
+    reader = BuildState(tmp_path)
+    before = _snapshot(reader)
+    version = reader.generation()
+    with state.transaction() as tx:
+        for entry in entries[1:]:
+            add_entry(tx, entry)
+        tx.derive()
+        assert _snapshot(reader) == before and reader.generation() == version   # not committed yet
+    after = _snapshot(reader)
+    assert reader.generation() != version and len(after[0]) > len(before[0])
+    reader.close()
+    state.close()
+
+
+def test_a_second_build_waits_for_the_first(tmp_path: Path) -> None:
+    first = BuildState(tmp_path, create=True)
+    second = BuildState(tmp_path)
+    waited: list[bool] = []
+    with first.transaction() as tx:
+        tx.add_record(PaperInput("a", "An abstract about GRPO.", "test", 1))
+        tx.derive()
+        # the first still holds the lock: the second reports that it waits, then gets it
+        script = textwrap.dedent(f"""
+            from pathlib import Path
+            from paperkg.graph.state import BuildState
+            state = BuildState(Path({str(tmp_path)!r}))
+            with state.transaction(lambda: print("waiting", flush=True)) as tx:
+                print(tx.paper_count, flush=True)
+        """)
+        proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+        assert proc.stdout is not None
+        waited.append(proc.stdout.readline().strip() == "waiting")
+    out, _ = proc.communicate(timeout=60)
+    assert waited == [True] and out.strip() == "1"      # it saw the first build's paper
+    second.close()
+    first.close()
+
+
+@pytest.mark.parametrize("phase", ["records", "extractions", "derived"])
+def test_a_build_killed_inside_its_transaction_leaves_the_previous_state(tmp_path: Path, phase: str) -> None:
+    entries = list(make_corpus())
+    state = BuildState(tmp_path, create=True)
+    with state.transaction() as tx:
+        add_entry(tx, entries[0])
+        tx.derive()
+    before = _snapshot(state)
+    state.close()
+    script = textwrap.dedent(f"""
+        import os, signal
+        from pathlib import Path
+        from paperkg.graph.state import BuildState
+        from tests.api.conftest import make_corpus
+        from tests.stores import add_entry
+        state = BuildState(Path({str(tmp_path)!r}))
+        with state.transaction() as tx:
+            for entry in list(make_corpus())[1:]:
+                for meta in entry.records.values():
+                    from paperkg.graph.records import PaperInput
+                    tx.add_record(PaperInput(meta.id, meta.abstract, "t", 1, collection=meta.collection))
+                if {phase!r} != "records":
+                    tx.set_extraction(entry.key, entry.extraction)
+            if {phase!r} == "derived":
+                tx.derive()
+            os.kill(os.getpid(), signal.SIGKILL)
+    """)
+    proc = subprocess.run([sys.executable, "-c", script], cwd=Path(__file__).parents[2], timeout=120)
+    assert proc.returncode == -signal.SIGKILL
+    reopened = BuildState(tmp_path)
+    assert _snapshot(reopened) == before
+    with reopened.transaction() as tx:          # and the next build proceeds normally
+        for entry in entries[1:]:
+            add_entry(tx, entry)
+        tx.derive()
+    assert len(_snapshot(reopened)[0]) > len(before[0])
+    reopened.close()
