@@ -1,9 +1,16 @@
-"""Corpus -> KnowledgeGraph: papers, collections, resolved entities, mentions and relations."""
+"""Corpus -> KnowledgeGraph in one pass: the specification of the derived graph.
+
+Builds do not call this: the build state re-derives only what new and removed papers touch
+(`graph/derive.py`), and a property test holds that incremental graph equal to this one for random
+splits, orders and removals. The property helpers below are shared by both, so a property is
+computed one way.
+"""
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Sequence
 
 from paperkg.graph.corpus import Corpus, PaperEntry
 from paperkg.graph.model import (
@@ -16,10 +23,11 @@ from paperkg.graph.model import (
     node_key,
 )
 from paperkg.graph.normalize import compact_key
+from paperkg.graph.records import Mention
 from paperkg.graph.resolve import model_family, nested_mentions, resolve
 
 
-def _paper_node(entry: PaperEntry) -> Node:
+def paper_node(entry: PaperEntry) -> Node:
     props: dict[str, object] = {"id": entry.id, "abstract": entry.abstract, "ids": entry.ids}
     for attr in ("title", "year", "url", "doi"):
         value = entry.first(attr)
@@ -36,12 +44,84 @@ def _paper_node(entry: PaperEntry) -> Node:
     return Node("Paper", entry.id, props)
 
 
+def paper_year(entry: PaperEntry) -> int | None:
+    """The year a paper's mentions and relations carry (None when unknown; 0 counts as unknown)."""
+    year = entry.first("year")
+    return year if isinstance(year, int) and year else None
+
+
+def mention_props(mentions: Sequence[Mention], year: int | None) -> tuple[dict, dict | None]:
+    """MENTIONS props of one paper's mentions of one entity (sorted by start), and its INTRODUCES
+    props (None when no mention introduces it). Confidences are kept to 4 decimals: they are
+    calibrated probabilities, and fewer digits keep the stored rows and exports stable."""
+    confidences = [round(m.confidence, 4) for m in mentions]
+    props: dict[str, object] = {
+        "count": len(mentions),
+        "sentences": [m.sentence for m in mentions],
+        "starts": [m.start for m in mentions],
+        "ends": [m.end for m in mentions],
+        "surfaces": [m.text for m in mentions],
+        "confidences": confidences,
+        "confidence": max(confidences),
+    }
+    intro = [m for m in mentions if m.introduced]
+    introduces: dict[str, object] | None = {"sentence": intro[0].sentence} if intro else None
+    if year is not None:
+        props["year"] = year
+        if introduces is not None:
+            introduces["year"] = year
+    return props, introduces
+
+
+def relation_props(support: Sequence[tuple[str, str, float, int | None]]) -> dict:
+    """A relation edge from its supporting papers: (paper id, evidence, the paper's best confidence,
+    year) each. The papers are independent witnesses, so the relation holds unless every one of
+    them is wrong: confidence 1 - prod(1 - p)."""
+    rows = sorted(support)
+    confidences = [round(r[2], 4) for r in rows]
+    props: dict[str, object] = {
+        "papers": [r[0] for r in rows],
+        "support": len(rows),
+        "evidence": [r[1] for r in rows],
+        "confidences": confidences,
+        "confidence": round(1 - math.prod(1 - c for c in confidences), 4),
+    }
+    years = [r[3] for r in rows if r[3] is not None]
+    if years:
+        props["first_year"] = min(years)
+    return props
+
+
+def entity_props(eid: str, label: str, name: str, aliases: set[str], cluster: str, *, ambiguous: bool,
+                 papers: int, introduced: int, confidence: float, years: Sequence[int]) -> dict:
+    ordered = sorted(aliases)
+    props: dict[str, object] = {
+        "id": eid,
+        "type": label,
+        "name": name,
+        "aliases": ordered,
+        "keys": sorted({compact_key(a) for a in ordered} | {cluster}),
+        "paper_count": papers,
+        "introduced_count": introduced,
+        "confidence": confidence,
+    }
+    if years:
+        props["first_year"], props["last_year"] = min(years), max(years)
+    if ambiguous:
+        props["ambiguous"] = True
+    if label == "Model":
+        props["family"] = model_family(name)
+    return props
+
+
 def build_graph(corpus: Corpus) -> KnowledgeGraph:
     """Derive the whole graph from the corpus; the same corpus always gives the same graph."""
     graph = KnowledgeGraph()
     collection_papers: dict[str, int] = defaultdict(int)
+    years: dict[str, int | None] = {}
     for entry in corpus:
-        paper = _paper_node(entry)
+        paper = paper_node(entry)
+        years[entry.id] = paper_year(entry)
         graph.add_node(paper)
         for name in entry.collections:
             cid = collection_id(name)
@@ -57,15 +137,12 @@ def build_graph(corpus: Corpus) -> KnowledgeGraph:
     ids = {c: entity_id(res.label[c], res.canonical[c]) for c in res.label}
     papers_of: dict[str, set[str]] = defaultdict(set)
     introduced_by: dict[str, set[str]] = defaultdict(set)
-    # per relation: supporting paper -> (evidence sentence, the paper's best confidence for it)
+    best: dict[str, float] = defaultdict(float)
     relation_support: dict[tuple[str, str, str], dict[str, tuple[str, float]]] = defaultdict(dict)
-    confidence_of: dict[str, float] = defaultdict(float)
-    year_of = {e.id: e.first("year") for e in corpus}
 
     for pid, ex in extracted:
         pkey = node_key("Paper", pid)
-        year = year_of.get(pid)
-        per_entity: dict[str, list] = defaultdict(list)
+        per_entity: dict[str, list[Mention]] = defaultdict(list)
         for m in ex.mentions:
             cluster = res.cluster_of.get((pid, m.text))
             if cluster is None:
@@ -77,27 +154,12 @@ def build_graph(corpus: Corpus) -> KnowledgeGraph:
             eid = ids[cluster]
             mentions.sort(key=lambda m: m.start)
             papers_of[cluster].add(pid)
-            confidences = [round(m.confidence, 4) for m in mentions]
-            confidence_of[cluster] = max(confidence_of[cluster], *confidences)
-            mention_props: dict[str, object] = {
-                "count": len(mentions),
-                "sentences": [m.sentence for m in mentions],
-                "starts": [m.start for m in mentions],
-                "ends": [m.end for m in mentions],
-                "surfaces": [m.text for m in mentions],
-                "confidences": confidences,
-                "confidence": max(confidences),
-            }
-            if year:
-                mention_props["year"] = year
-            graph.add_edge(Edge("MENTIONS", pkey, eid, mention_props))
-            intro = [m for m in mentions if m.introduced]
-            if intro:
+            props, introduces = mention_props(mentions, years[pid])
+            best[cluster] = max(best[cluster], props["confidence"])  # type: ignore[type-var]
+            graph.add_edge(Edge("MENTIONS", pkey, eid, props))
+            if introduces is not None:
                 introduced_by[cluster].add(pid)
-                intro_props: dict[str, object] = {"sentence": intro[0].sentence}
-                if year:
-                    intro_props["year"] = year
-                graph.add_edge(Edge("INTRODUCES", pkey, eid, intro_props))
+                graph.add_edge(Edge("INTRODUCES", pkey, eid, introduces))
         for rel in ex.relations:
             if rel.type not in RELATION_TYPES:
                 continue
@@ -105,51 +167,23 @@ def build_graph(corpus: Corpus) -> KnowledgeGraph:
             tail = res.cluster_of.get((pid, rel.tail))
             if head is None or tail is None or head == tail:
                 continue
-            support = relation_support[(ids[head], rel.type, ids[tail])]
-            confidence = round(rel.confidence, 4)
+            support = relation_support[(head, rel.type, tail)]
             if pid not in support:
-                sentence = ex.sentence_text(rel.sentence) if rel.sentence < len(ex.sentences) else ""
-                support[pid] = (sentence, confidence)
-            elif confidence > support[pid][1]:
-                support[pid] = (support[pid][0], confidence)
+                evidence = ex.sentence_text(rel.sentence) if rel.sentence < len(ex.sentences) else ""
+                support[pid] = (evidence, rel.confidence)
+            else:
+                support[pid] = (support[pid][0], max(support[pid][1], rel.confidence))
 
     for cluster, eid in ids.items():
         if not papers_of[cluster]:
             continue
-        label = res.label[cluster]
-        aliases = sorted(res.aliases[cluster])
-        props: dict[str, object] = {
-            "id": eid,
-            "type": label,
-            "name": res.name[cluster],
-            "aliases": aliases,
-            "keys": sorted({compact_key(a) for a in aliases} | {cluster}),
-            "paper_count": len(papers_of[cluster]),
-            "introduced_count": len(introduced_by[cluster]),
-            "confidence": confidence_of[cluster],
-        }
-        years = [y for y in (year_of.get(p) for p in papers_of[cluster]) if y]
-        if years:
-            props["first_year"], props["last_year"] = min(years), max(years)
-        if cluster in res.ambiguous:
-            props["ambiguous"] = True
-        if label == "Model":
-            props["family"] = model_family(res.name[cluster])
-        graph.add_node(Node(label, eid, props))
+        paper_years = [y for y in (years[p] for p in papers_of[cluster]) if y is not None]
+        graph.add_node(Node(res.label[cluster], eid, entity_props(
+            eid, res.label[cluster], res.name[cluster], res.aliases[cluster], cluster,
+            ambiguous=cluster in res.ambiguous, papers=len(papers_of[cluster]),
+            introduced=len(introduced_by[cluster]), confidence=best[cluster], years=paper_years)))
 
     for (head, rtype, tail), support in sorted(relation_support.items()):
-        papers = sorted(support)
-        confidences = [support[p][1] for p in papers]
-        relation_props: dict[str, object] = {
-            "papers": papers,
-            "support": len(papers),
-            "evidence": [support[p][0] for p in papers],
-            "confidences": confidences,
-            # independent supporting papers: the relation holds unless every one of them is wrong
-            "confidence": round(1 - math.prod(1 - c for c in confidences), 4),
-        }
-        years = [y for y in (year_of.get(p) for p in papers) if y]
-        if years:
-            relation_props["first_year"] = min(years)
-        graph.add_edge(Edge(rtype, head, tail, relation_props))
+        graph.add_edge(Edge(rtype, ids[head], ids[tail], relation_props(
+            [(pid, ev, conf, years[pid]) for pid, (ev, conf) in support.items()])))
     return graph

@@ -224,7 +224,8 @@ def nested_mentions(extractions: Iterable[tuple[str, Extraction]],
                     if inner == outer or (inner, start) in seen:
                         continue
                     seen.add((inner, start))
-                    out.append((inner, Mention(surface, res.label[inner], start, end, m.sentence)))
+                    out.append((inner, Mention(surface, res.label[inner], start, end, m.sentence,
+                                                       confidence=m.confidence)))
         if out:
             found[pid] = out
     return found

@@ -13,9 +13,10 @@ Why SQLite (stdlib `sqlite3`):
 - **Nothing stored runs code.** Rows are JSON of plain values, not pickles, so opening a store (even a
   hostile one) executes nothing, and moving a class never makes a store unreadable. The schema has a
   version (`PRAGMA user_version`); a store of another version says how to rebuild.
-- **Writes are the change.** The derived graph is compared row by row with what the state held, and
-  only new, changed and deleted rows are written; the same difference is the `GraphDelta` a Neo4j
-  target applies.
+- **Work is the change.** Beside the papers the state keeps what resolution needs as
+  order-independent aggregates (`graph/derive.py`), so a build re-derives only the entities and
+  relations its new and removed papers touch, compares those rows with the stored ones and writes
+  only what changed; the same difference is the `GraphDelta` a Neo4j target applies.
 """
 
 from __future__ import annotations
@@ -39,12 +40,14 @@ from paperkg.graph.corpus import (
     record_meta,
     text_key,
 )
+from paperkg.graph.derive import SCHEMA as DERIVE_SCHEMA
+from paperkg.graph.derive import Derivation
 from paperkg.graph.errors import BadInputError, InputNotFoundError, StoreUnavailableError
 from paperkg.graph.model import EDGE_TYPES, NODE_LABELS, Edge, KnowledgeGraph, Node
 from paperkg.graph.records import Extraction, PaperInput
 from paperkg.graph.store import GraphDelta, empty_stats
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 DB_FILE = "state.sqlite"
 # The store format before this one: a pickle, which this version never opens (loading one runs code).
 LEGACY_FILE = "graph.pickle"
@@ -57,13 +60,18 @@ CREATE TABLE records (
     id TEXT NOT NULL, collection TEXT NOT NULL, paper TEXT NOT NULL, meta TEXT NOT NULL,
     PRIMARY KEY (id, collection)) WITHOUT ROWID;
 CREATE INDEX records_paper ON records (paper);
+CREATE INDEX records_collection ON records (collection, paper);
 CREATE TABLE papers (
     key TEXT PRIMARY KEY, extractor TEXT NOT NULL DEFAULT '', extraction TEXT) WITHOUT ROWID;
-CREATE TABLE nodes (key TEXT PRIMARY KEY, label TEXT NOT NULL, props TEXT NOT NULL) WITHOUT ROWID;
+CREATE INDEX papers_extractor ON papers (extractor);
+CREATE TABLE nodes (
+    key TEXT PRIMARY KEY, label TEXT NOT NULL, owner TEXT NOT NULL, props TEXT NOT NULL) WITHOUT ROWID;
+CREATE INDEX nodes_owner ON nodes (owner);
 CREATE TABLE edges (
     id TEXT PRIMARY KEY, type TEXT NOT NULL, source TEXT NOT NULL, target TEXT NOT NULL,
-    props TEXT NOT NULL) WITHOUT ROWID;
-"""
+    owner TEXT NOT NULL, props TEXT NOT NULL) WITHOUT ROWID;
+CREATE INDEX edges_owner ON edges (owner);
+""" + DERIVE_SCHEMA
 
 
 def _busy(err: sqlite3.OperationalError) -> bool:
@@ -182,14 +190,16 @@ class BuildState:
             return _read_graph(db)
 
     def stats(self) -> dict[str, dict[str, int]]:
+        """Node and edge counts, kept by every build beside the rows (counting 10 million edge rows
+        would cost a build a second or more)."""
         stats = empty_stats()
         with self.snapshot() as db:
-            for label, count in db.execute("SELECT label, count(*) FROM nodes GROUP BY label"):
-                if label in NODE_LABELS:
-                    stats["nodes"][label] = count
-            for etype, count in db.execute("SELECT type, count(*) FROM edges GROUP BY type"):
-                if etype in EDGE_TYPES:
-                    stats["edges"][etype] = count
+            for name, count in db.execute("SELECT name, n FROM counts"):
+                kind, _, which = name.partition(":")
+                if kind == "node" and which in NODE_LABELS:
+                    stats["nodes"][which] = count
+                elif kind == "edge" and which in EDGE_TYPES:
+                    stats["edges"][which] = count
         return stats
 
     def corpus(self) -> Corpus:
@@ -278,7 +288,7 @@ class StateWriter:
         """Papers with no extraction, one made by another extractor, or one of another text (a
         record with an earlier id brought a differently spaced abstract)."""
         keys = {k for (k,) in self._db.execute(
-            "SELECT key FROM papers WHERE extraction IS NULL OR extractor != ?", (extractor,))}
+            "SELECT key FROM papers WHERE extractor != ?", (extractor,))}     # '' until extracted
         entries = _load_entries(self._db, keys | self.dirty)
         return [e for e in entries.values() if e.needs_extraction(extractor)]
 
@@ -310,44 +320,15 @@ class StateWriter:
         return []
 
     def derive(self, *, full_delta: bool = False) -> GraphDelta:
-        """Re-derive the graph from the papers, write the rows that changed, and return the change
-        (every node and edge when `full_delta`, for a target that must be brought in step)."""
-        from paperkg.graph.build import build_graph
-
-        graph = build_graph(_load_corpus(self._db, None))
-        delta = GraphDelta(base=self.base)
-        new_nodes = {key: (node.label, props_json(node.props)) for key, node in graph.nodes.items()}
-        new_edges = {eid: props_json(edge.props) for eid, edge in graph.edges.items()}
-        old_nodes = {key: (label, props) for key, label, props in
-                     self._db.execute("SELECT key, label, props FROM nodes")}
-        old_edges = {eid: (etype, source, target, props) for eid, etype, source, target, props in
-                     self._db.execute("SELECT id, type, source, target, props FROM edges")}
-        for key, (label, props) in new_nodes.items():
-            if old_nodes.get(key) != (label, props):
-                self._db.execute("INSERT OR REPLACE INTO nodes (key, label, props) VALUES (?, ?, ?)",
-                                 (key, label, props))
-                delta.nodes.append(graph.nodes[key])
-        for eid, props in new_edges.items():
-            edge = graph.edges[eid]
-            if old_edges.get(eid) != (edge.type, edge.source, edge.target, props):
-                self._db.execute(
-                    "INSERT OR REPLACE INTO edges (id, type, source, target, props) VALUES (?, ?, ?, ?, ?)",
-                    (eid, edge.type, edge.source, edge.target, props))
-                delta.edges.append(edge)
-        for eid in sorted(old_edges.keys() - new_edges.keys()):
-            etype, source, target, _ = old_edges[eid]
-            self._db.execute("DELETE FROM edges WHERE id = ?", (eid,))
-            delta.deleted_edges.append(Edge(etype, source, target))
-        for key in sorted(old_nodes.keys() - new_nodes.keys()):
-            label, props = old_nodes[key]
-            self._db.execute("DELETE FROM nodes WHERE key = ?", (key,))
-            delta.deleted_nodes.append(Node(label, json.loads(props)["id"]))
-        self.changed = bool(delta) or bool(self.dirty) or bool(self.removed)
+        """Re-derive what the papers added, changed or removed in this transaction touch, write the
+        graph rows that changed, and return that change (every node and edge when `full_delta`,
+        for a target that must be brought in step). See `graph/derive.py`."""
+        entries = _load_entries(self._db, self.dirty)
+        delta = Derivation(self._db).run(entries, set(self.removed), full_delta)
+        delta.base = self.base
+        self.changed |= bool(delta) or bool(self.dirty) or bool(self.removed)
         delta.generation = self._new_generation() if self.changed else (self.base or "")
-        if full_delta:
-            delta.nodes = [graph.nodes[k] for k in sorted(graph.nodes)]
-            delta.edges = [graph.edges[k] for k in sorted(graph.edges)]
-            delta.deleted_nodes, delta.deleted_edges, delta.full = [], [], True
+        self.dirty, self.removed = set(), set()
         return delta
 
     def _new_generation(self) -> str:

@@ -1,0 +1,131 @@
+"""Incremental derivation equals the whole-corpus derivation (`build_graph`), whatever the split of
+the papers into builds, their order, and the papers removed in between."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from paperkg.graph.build import build_graph
+from paperkg.graph.corpus import Corpus, PaperEntry
+from paperkg.graph.embedded import EmbeddedStore
+from paperkg.graph.model import KnowledgeGraph
+from paperkg.graph.state import BuildState
+from tests.api.conftest import make_corpus
+from tests.stores import add_entry
+
+
+def _plain(graph: KnowledgeGraph) -> tuple[dict, dict]:
+    return ({k: (n.label, n.props) for k, n in graph.nodes.items()},
+            {k: (e.type, e.source, e.target, e.props) for k, e in graph.edges.items()})
+
+
+def _corpus(entries: list[PaperEntry]) -> Corpus:
+    corpus = Corpus()
+    for entry in entries:
+        corpus.papers[entry.key] = entry
+        for rid in entry.ids:
+            corpus.by_id[rid] = entry.key
+    return corpus
+
+
+def _assert_same(got: KnowledgeGraph, want: KnowledgeGraph) -> None:
+    got_nodes, got_edges = _plain(got)
+    want_nodes, want_edges = _plain(want)
+    assert sorted(got_nodes.keys() ^ want_nodes.keys()) == []
+    assert {k for k in got_nodes if got_nodes[k] != want_nodes[k]} == set()
+    assert sorted(got_edges.keys() ^ want_edges.keys()) == []
+    assert {k for k in got_edges if got_edges[k] != want_edges[k]} == set()
+
+
+@pytest.fixture(scope="module")
+def seed_entries(seed_store: EmbeddedStore) -> list[PaperEntry]:
+    return list(seed_store.state.corpus())
+
+
+def test_one_build_of_the_seeds_is_build_graph(seed_store: EmbeddedStore,
+                                               seed_entries: list[PaperEntry]) -> None:
+    _assert_same(seed_store.graph(), build_graph(_corpus(seed_entries)))
+
+
+def _replay(path: Path, steps: list[tuple[str, list[PaperEntry]]]) -> tuple[KnowledgeGraph, list[PaperEntry]]:
+    """Run each step as one build ("add" its papers or "remove" them); the graph and papers after."""
+    state = BuildState(path, create=True)
+    present: dict[str, PaperEntry] = {}
+    try:
+        for op, entries in steps:
+            with state.transaction() as tx:
+                if op == "add":
+                    for entry in entries:
+                        add_entry(tx, entry)
+                        present[entry.key] = entry
+                else:
+                    assert tx.remove([e.ids[0] for e in entries]) == []
+                    for entry in entries:
+                        present.pop(entry.key, None)
+                tx.derive()
+        return state.graph(), sorted(present.values(), key=lambda e: e.key)
+    finally:
+        state.close()
+
+
+def _steps(draw: st.DrawFn, pool: list[PaperEntry], max_papers: int) -> list[tuple[str, list[PaperEntry]]]:
+    chosen = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=max_papers, unique_by=lambda e: e.key))
+    batches = draw(st.integers(1, min(5, len(chosen))))
+    cuts = sorted(draw(st.lists(st.integers(0, len(chosen)), min_size=batches - 1, max_size=batches - 1)))
+    parts = [chosen[a:b] for a, b in zip([0, *cuts], [*cuts, len(chosen)], strict=True)]
+    steps: list[tuple[str, list[PaperEntry]]] = []
+    present: list[PaperEntry] = []
+    for part in parts:
+        if part:
+            steps.append(("add", part))
+            present += part
+        if present and draw(st.booleans()):
+            gone = draw(st.lists(st.sampled_from(present), min_size=1, max_size=max(1, len(present) // 3),
+                                 unique_by=lambda e: e.key))
+            steps.append(("remove", gone))
+            present = [e for e in present if e not in gone]
+            if draw(st.booleans()):            # and some come back
+                steps.append(("add", gone[: len(gone) // 2 + 1]))
+                present += gone[: len(gone) // 2 + 1]
+    return steps
+
+
+@st.composite
+def seed_steps(draw: st.DrawFn, pool: list[PaperEntry]) -> list[tuple[str, list[PaperEntry]]]:
+    return _steps(draw, pool, 60)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                  HealthCheck.too_slow])
+@given(data=st.data())
+def test_any_split_order_and_removal_of_seed_papers_is_build_graph(
+        seed_entries: list[PaperEntry], data: st.DataObject) -> None:
+    steps = data.draw(seed_steps(seed_entries))
+    with tempfile.TemporaryDirectory() as tmp:
+        graph, present = _replay(Path(tmp), steps)
+    _assert_same(graph, build_graph(_corpus(present)))
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_any_split_of_the_acronym_papers_is_build_graph(data: st.DataObject) -> None:
+    """The hand-made papers define GRPO and PPO in one paper and use them bare in another."""
+    steps = data.draw(seed_steps(list(make_corpus())))
+    with tempfile.TemporaryDirectory() as tmp:
+        graph, present = _replay(Path(tmp), steps)
+    _assert_same(graph, build_graph(_corpus(present)))
+
+
+def test_the_seeds_in_four_builds_with_ten_removed_is_build_graph(
+        tmp_path: Path, seed_entries: list[PaperEntry]) -> None:
+    order = sorted(seed_entries, key=lambda e: e.key[::-1])
+    gone = order[3::25][:10]
+    steps = [("add", order[i::4]) for i in range(4)] + [("remove", gone)]
+    graph, present = _replay(tmp_path, steps)
+    assert len(present) == len(seed_entries) - 10
+    _assert_same(graph, build_graph(_corpus(present)))
