@@ -123,6 +123,9 @@ def test_neo4j_frozen_while_serving(relayed_server: tuple[str, Relay, int]) -> N
         cypher, seconds = _timed(lambda: httpx.post(f"{base}/cypher", json={"query": "MATCH (n:Method) "
                                                     "RETURN n.id AS id LIMIT 1"}, timeout=60))
         assert cypher.status_code == 503 and cypher.headers["retry-after"] and seconds < 15
+        # a catalog query costs its timeout (10 s) and the client deadline's grace, not minutes
+        stats, seconds = _timed(lambda: httpx.get(f"{base}/queries/top_entities?type=Method", timeout=60))
+        assert stats.status_code == 503 and stats.headers["retry-after"] and seconds < 15, seconds
     finally:
         os.kill(pid, signal.SIGCONT)
     deadline = time.monotonic() + 60
