@@ -168,3 +168,25 @@ def test_a_uri_password_never_appears(tmp_path: Path) -> None:
         texts.append(cypher.text)
     assert all(secret not in t for t in texts)
     assert secret not in log.read_text() and "127.0.0.1:1" in log.read_text()
+
+
+def test_serve_warns_beyond_loopback_without_a_token(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PAPERKG_")}
+    for extra, warned in (({}, True), ({"PAPERKG_API_TOKEN": "t0ken-13"}, False)):
+        proc = subprocess.Popen([sys.executable, "-m", "paperkg.api.cli", "serve", "--store",
+                                 str(tmp_path / "none"), "--host", "0.0.0.0", "--port", str(_free_port())],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                env={**env, **extra})
+        try:
+            assert proc.stderr is not None
+            lines = []
+            while not any("Uvicorn running" in line or "startup complete" in line for line in lines):
+                line = proc.stderr.readline()
+                assert line, "".join(lines)
+                lines.append(line)
+        finally:
+            proc.send_signal(signal.SIGINT)
+            proc.wait(20)
+        text = "".join(lines)
+        assert ("beyond loopback, without PAPERKG_API_TOKEN" in text) is warned, text
+        assert "PAPERKG_ALLOWED_HOSTS is not set" in text
