@@ -31,6 +31,7 @@ NOT_ENTITY_PHRASES = frozenset({"central processing unit", "graphics processing 
 NOT_ENTITY_RE = re.compile(
     r"^(?:"
     r"(?:\d+(?:\.\d+)?[\s\-\u2010\u2011]*)+[KMBTkmbt]?"  # numbers and sizes, `3.1 8B`, `3.1-8B`
+    r"|\.\d+"                                    # a score without its leading zero, `.7315`
     r"|\d[Dd]"                                   # dimensions
     r"|\d+\s*[x×]\s*\d+"                         # resolutions
     r"|[vV]\d+(?:\.\d+)*"                        # versions

@@ -12,8 +12,8 @@ from paperkg.extract.pipeline import Extractor
 
 @pytest.mark.parametrize(("text", "never"), [
     *((t, True) for t in ("7B", "8B", "32B", "1.5T", "3.1 8B", "3.1-8B", "3D", "2D", "4D", "256x256", "v1.1",
-                          "V2", "98%", "12", "GPU", "GPUs", "CPU", "AMD", "NVIDIA", "YouTube", "PET", "MRI",
-                          "E2E", "KV", "V-L", "KGs", "AI-generated", "LLM-generated", "AI-assisted",
+                          "V2", "98%", "12", ".7315", "GPU", "GPUs", "CPU", "AMD", "NVIDIA", "YouTube", "PET",
+                          "MRI", "E2E", "KV", "V-L", "KGs", "AI-generated", "LLM-generated", "AI-assisted",
                           "Group Relative Policy\nOptimization")),
     *((t, False) for t in ("GPT-4", "Llama-3.1-8B", "Mistral-7B", "T5", "R1", "o1", "3DGS", "D4RL",
                            "ResNet-50", "ImageNet 256x256", "CIFAR-10", "GRPO", "model-free", "MATH500")),
