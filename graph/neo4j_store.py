@@ -19,9 +19,11 @@ Design, and why:
   them to an empty one writes.
 - **A full save** (`delta.full`: first build into a database, or one not in step) writes every node
   and relationship. Into a database holding no paperkg node it CREATEs instead of MERGEs, in batches
-  of `batch_size` rows on `workers` concurrent sessions; relationship batches are partitioned by
-  source node (no two concurrent batches share one) with each batch's targets sorted, so batches
-  wait for each other's locks in one order and never deadlock. Into a database holding another
+  of `batch_size` rows on `workers` concurrent sessions: the nodes first, each batch returning its
+  nodes' element ids, then the relationships, whose endpoints are found by element id (a direct
+  record read, not an index seek); relationship batches are partitioned by source node (no two
+  concurrent batches share one) with each batch's targets sorted, so batches wait for each other's
+  locks in one order and never deadlock. Into a database holding another
   graph it MERGEs and then deletes whatever the graph does not have (found by reading stored keys
   only for labels/types whose count differs: after the upserts equal counts prove nothing is stale).
 - **Serialised builds, no half graph taken for whole.** `apply` holds a lease in the database (a
@@ -847,10 +849,15 @@ class Neo4jStore:
                 time.sleep(delay)
                 delay = min(delay * 2, 1.0)
 
-    def _run_parts(self, tx: neo4j.Transaction, parts: Iterable[Part]) -> None:
+    def _run_parts(self, tx: neo4j.Transaction, parts: Iterable[Part],
+                   found: dict[tuple[str, str], str] | None = None) -> None:
+        """Run each part, checking its written count; `found` collects the (label, id) -> element id
+        pairs of statements that return them (create_nodes)."""
         for part in parts:
             record = tx.run(part.text, rows=part.rows).single()
             written = int(record["written"]) if record else 0
+            if found is not None and record is not None and record.get("ids") is not None:
+                found.update(((part.label, nid), eid) for nid, eid in record["ids"])
             if part.expect is not None and written != part.expect:
                 raise StoreUnavailableError(
                     f"Neo4j at {self.uri} wrote {written} of {part.expect} {part.what}: endpoints "
@@ -862,19 +869,33 @@ class Neo4jStore:
         a save into an empty database, MERGE otherwise)."""
         size = self.batch_size
         nodes = [Part(render("create_nodes" if create else "merge_nodes", label=label), batch,
-                      f"{label} nodes", len(batch))
+                      f"{label} nodes", len(batch), label)
                  for label in NODE_LABELS for batch in _batches(plan.nodes.get(label, []), size)]
         edges: list[Part] = []
-        for (etype, slabel, tlabel), rows in sorted(plan.edges.items()):
-            if create:
-                text = render("create_edges", type=etype, source_label=slabel, target_label=tlabel)
-                edges += [Part(text, batch, f"{etype} relationships", sum(len(g["rels"]) for g in batch))
-                          for batch in _grouped_by_source(rows, size)]
-            else:
+        if not create:
+            for (etype, slabel, tlabel), rows in sorted(plan.edges.items()):
                 text = render("merge_edges", type=etype, source_label=slabel, target_label=tlabel)
                 edges += [Part(text, batch, f"{etype} relationships", len(batch))
                           for batch in _batches(rows, size)]
         return nodes, edges
+
+    def _created_edges(self, plan: Plan, element_ids: Mapping[tuple[str, str], str]) -> list[Part]:
+        """Relationship parts of a save into an empty database: endpoints as the element ids the
+        node batches returned, grouped by source (see `_grouped_by_source`)."""
+        edges: list[Part] = []
+        for (etype, slabel, tlabel), rows in sorted(plan.edges.items()):
+            text = render("create_edges", type=etype, source_label=slabel, target_label=tlabel)
+            try:
+                located = [{"source": element_ids[(slabel, row["source"])],
+                            "target": element_ids[(tlabel, row["target"])], "props": row["props"]}
+                           for row in rows]
+            except KeyError as err:
+                raise StoreUnavailableError(
+                    f"Neo4j at {self.uri} did not report creating node {err.args[0]!r} of this save",
+                    "run the build again") from None
+            edges += [Part(text, batch, f"{etype} relationships", sum(len(g["rels"]) for g in batch))
+                      for batch in _grouped_by_source(located, self.batch_size)]
+        return edges
 
     def _deletions(self, plan: Plan) -> list[Part]:
         parts = [Part(render("delete_edges", type=etype, source_label=slabel, target_label=tlabel),
@@ -987,12 +1008,15 @@ class Neo4jStore:
             for name in sorted(lookup_index_names()):
                 session.run(f"DROP INDEX {name} IF EXISTS").consume()
             self._schema_ok = False
-        for batch in _pack(nodes, self.batch_size):
-            self._write(session, lambda tx, b=batch: self._run_parts(tx, b))
         if empty:
-            self._concurrently(edges)
+            element_ids: dict[tuple[str, str], str] = {}
+            self._concurrently(nodes, element_ids)
+            self._concurrently(self._created_edges(plan, element_ids))
+            del element_ids
             self.ensure_schema()
         else:
+            for batch in _pack(nodes, self.batch_size):
+                self._write(session, lambda tx, b=batch: self._run_parts(tx, b))
             for batch in _pack(edges, self.batch_size):
                 self._write(session, lambda tx, b=batch: self._run_parts(tx, b))
             self._delete_stale(session, plan, counts_after=session.execute_read(self._count_all))
@@ -1004,13 +1028,15 @@ class Neo4jStore:
         collections = [i for i in ids if i.startswith("collection:")]
         self._figures_batched(session, entities, collections, generation)
 
-    def _concurrently(self, parts: list[Part]) -> None:
-        """Relationship parts on `workers` sessions at once, a transaction each. Parts never share
-        a source node (`_grouped_by_source`), so they only wait for each other on targets."""
+    def _concurrently(self, parts: list[Part], found: dict[tuple[str, str], str] | None = None) -> None:
+        """Parts of a save into an empty database on `workers` sessions at once, a transaction
+        each: node batches (new nodes, nothing shared), then relationship batches, which never
+        share a source node (`_grouped_by_source`) and so only wait for each other on targets.
+        `found` collects the created nodes' element ids (see `_run_parts`)."""
         if self.workers == 1 or len(parts) < 2:
             with self._session() as session:
                 for part in parts:
-                    self._write(session, lambda tx, p=part: self._run_parts(tx, [p]))
+                    self._write(session, lambda tx, p=part: self._run_parts(tx, [p], found))
             return
         todo = iter(parts)
         lock = threading.Lock()
@@ -1022,7 +1048,7 @@ class Neo4jStore:
                         part = next(todo, None)
                     if part is None:
                         return
-                    self._write(session, lambda tx, p=part: self._run_parts(tx, [p]))
+                    self._write(session, lambda tx, p=part: self._run_parts(tx, [p], found))
 
         with concurrent.futures.ThreadPoolExecutor(self.workers, thread_name_prefix="paperkg-save") as pool:
             for future in [pool.submit(worker) for _ in range(self.workers)]:
@@ -1312,6 +1338,7 @@ class Part:
     rows: list[dict]
     what: str
     expect: int | None = None
+    label: str = ""     # node parts: their label (for the element ids create_nodes returns)
 
 
 def _pack(parts: list[Part], size: int) -> Iterator[list[Part]]:
