@@ -17,12 +17,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from paperkg.extract.readers import Problem, read_inputs
 from paperkg.extract.version import extractor_fingerprint
 from paperkg.graph.errors import NotFoundError
 from paperkg.graph.state import BuildState, StateWriter
-from paperkg.graph.store import GraphStore, GraphWriter
+from paperkg.graph.store import GraphWriter
+
+if TYPE_CHECKING:
+    from paperkg.graph.neo4j_store import Neo4jStore
 
 
 @dataclass
@@ -52,7 +56,7 @@ def build(
     store_dir: str | Path,
     report: Callable[[Problem], None],
     *,
-    target: GraphStore | None = None,
+    target: Neo4jStore | None = None,
     mode: str = "default",
     n_process: int = 1,
     dask: str | None = None,
@@ -110,7 +114,7 @@ def remove(
     ids: Sequence[str],
     store_dir: str | Path,
     *,
-    target: GraphStore | None = None,
+    target: Neo4jStore | None = None,
     on_wait: Callable[[], None] | None = None,
 ) -> BuildSummary:
     """Remove the papers `ids` name, and everything only they supported; the graph becomes the one
@@ -135,19 +139,13 @@ def remove(
     return summary
 
 
-def _write(tx: StateWriter, target: GraphStore | None) -> None:
-    """Derive the graph in the state and bring `target` (if any) to it, inside the transaction."""
+def _write(tx: StateWriter, target: GraphWriter | None) -> None:
+    """Derive the graph in the state and bring `target` (if any) to it, inside the transaction: the
+    change alone when the target holds the state's last generation, else the whole graph."""
     if target is None:
         tx.derive()
         return
-    if isinstance(target, GraphWriter):
-        in_step = tx.base is not None and target.synced_generation() == tx.base
-        delta = tx.derive(full_delta=not in_step)
-        if delta or not in_step:
-            target.apply(delta)
-        return
-    # A target that cannot apply a delta yet (the Neo4j store before its delta writer lands):
-    # hand it the whole corpus and graph, as builds did before the SQLite state.
-    tx.derive()
-    if tx.changed or tx.base is None:
-        target.save(tx.corpus(), tx.graph())  # type: ignore[attr-defined]
+    in_step = tx.base is not None and target.synced_generation() == tx.base
+    delta = tx.derive(full_delta=not in_step)
+    if delta or not in_step:
+        target.apply(delta)

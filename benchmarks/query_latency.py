@@ -855,18 +855,18 @@ def load_neo4j(args: argparse.Namespace) -> dict[str, Any]:
     from paperkg.graph.embedded import EmbeddedStore
 
     store = EmbeddedStore(Path(args.store))
-    corpus, graph = store.state.corpus(), store.graph()
+    graph = store.graph()
     _log(f"loading {len(graph.nodes):,} nodes and {len(graph.edges):,} edges into {args.neo4j}")
     neo = _neo4j_store(args)
     try:
         t0 = time.perf_counter()
-        neo.save(corpus, graph)
+        neo.save_graph(graph)
         took = time.perf_counter() - t0
     finally:
         neo.close()
     out = {"seconds": round(took, 1), "nodes": len(graph.nodes), "edges": len(graph.edges)}
     _log(f"loaded into Neo4j in {took:.1f} s")
-    del corpus, graph, store
+    del graph, store
     gc.collect()
     return out
 

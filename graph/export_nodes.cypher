@@ -1,5 +1,3 @@
-// The nodes of one label with their properties. The map projection blanks `source_json` (the corpus
-// entry a database written by an older paperkg kept on Paper nodes) so it never crosses the wire;
-// the store drops the nulls. Stored properties are never null, so no real property is lost.
+// The nodes of one label with their properties (the store drops the Papers' `caption`).
 MATCH (n:{label})
-RETURN n.id AS id, n {.*, source_json: null} AS props
+RETURN n.id AS id, properties(n) AS props

@@ -60,10 +60,8 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
-import dataclasses
 import gc
 import itertools
-import json
 import os
 import re
 import socket
@@ -85,7 +83,6 @@ from neo4j.graph import Node as NeoNode
 from neo4j.graph import Path as NeoPath
 from neo4j.graph import Relationship as NeoRelationship
 
-from paperkg.graph.corpus import Corpus, PaperEntry, entry_from_dict
 from paperkg.graph.cypher_guard import DEFAULT_TIMEOUT, check_params, check_read_only, map_query_error, scan
 from paperkg.graph.errors import (
     BadInputError,
@@ -108,10 +105,6 @@ DEFAULT_WORKERS = 2
 ATOMIC_ROWS = 20000
 # Entities (or collections) whose figures one transaction computes.
 FIGURE_BATCH = 500
-# The corpus entry a database written by an older paperkg kept on each Paper node (read by
-# load_corpus until the build state moves to the store directory; never shown to readers).
-SOURCE_JSON = "source_json"
-HIDDEN_NODE_PROPS = frozenset({SOURCE_JSON})
 # The largest `limit` cooccurring and introduced_in accept (their catalog headers): the figures keep
 # the first FIGURE_LIMIT entries of each type (co-mentions) or overall (introductions).
 FIGURE_LIMIT = 1000
@@ -210,20 +203,6 @@ def _timed_out(err: BaseException) -> bool:
     return isinstance(cause, nex.Neo4jError) and "TransactionTimedOut" in (cause.code or "")
 
 
-def _plain_dataclass(obj: Any) -> Any:
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return vars(obj) if hasattr(obj, "__dict__") else dataclasses.asdict(obj)
-    raise TypeError(f"{type(obj).__name__} is not JSON serialisable")
-
-
-def source_json(entry: PaperEntry) -> str:
-    """The JSON of `corpus.entry_to_dict(entry)` (same text: a test holds them equal), built without
-    `dataclasses.asdict`, whose deep copies made it 3x slower (2 s per 10,000 papers)."""
-    data = {"key": entry.key, "records": [r for _, r in sorted(entry.records.items())],
-            "extraction": entry.extraction}
-    return json.dumps(data, default=_plain_dataclass, ensure_ascii=False, sort_keys=True)
-
-
 @cache
 def _checked(name: str, allowed: tuple[str, ...], what: str) -> str:
     if name not in allowed or not _NAME.match(name):
@@ -273,7 +252,7 @@ def _label_of(labels: Sequence[str]) -> str | None:
 
 def to_plain(value: Any) -> Any:
     """A driver value as plain JSON-ready Python: nodes and relationships become dicts of their
-    properties (without `source_json`), paths a dict of node and relationship lists, temporal and
+    properties, paths a dict of node and relationship lists, temporal and
     spatial values their ISO/str form."""
     kind = type(value)
     if kind in _SCALARS:            # most values: skip the isinstance chain (ABC checks are slow)
@@ -281,7 +260,7 @@ def to_plain(value: Any) -> Any:
     if kind is list:                # a catalog answer is one list of row lists: scalars inline
         return [v if type(v) in _SCALARS else to_plain(v) for v in value]
     if isinstance(value, NeoNode):
-        return {k: to_plain(v) for k, v in value.items() if k not in HIDDEN_NODE_PROPS}
+        return {k: to_plain(v) for k, v in value.items()}
     if isinstance(value, NeoRelationship):
         return {k: to_plain(v) for k, v in value.items()}
     if isinstance(value, NeoPath):
@@ -363,8 +342,6 @@ def plan_delta(delta: GraphDelta) -> Plan:
     for node in sorted(delta.nodes, key=lambda n: n.key):
         _checked(node.label, NODE_LABELS, "node label")
         props = {**node.props, "id": node.id}
-        if SOURCE_JSON in props:
-            raise ValueError(f"node {node.key!r} has property {SOURCE_JSON!r}, reserved for the Neo4j store")
         if node.label == "Paper":
             props["caption"] = str(props.get("title") or node.id)
         _check_terms(node.label, node.id, props.get(FULLTEXT_LISTS.get(node.label, "")))
@@ -813,20 +790,6 @@ class Neo4jStore:
         counts = self._read(self._count_all, "counting the graph")
         return base is None and not any(counts["nodes"].values())
 
-    def save(self, corpus: Corpus, graph: KnowledgeGraph) -> None:
-        """Make the database hold exactly `graph` (a full save), keeping each paper's corpus entry
-        for `load_corpus` until the build state moves to the store directory."""
-        self.save_graph(graph)
-        rows = [{"id": entry.id, "json": source_json(entry)} for entry in corpus]
-        papers = {node.id for node in graph.nodes.values() if node.label == "Paper"}
-        missing = sorted(row["id"] for row in rows if row["id"] not in papers)
-        if missing:
-            raise ValueError(f"{len(missing)} corpus paper(s) have no Paper node in the graph: "
-                             f"{', '.join(missing[:5])}")
-        with self._errors("saving the corpus"), self._session() as session:
-            for batch in _batches(rows, self.batch_size):
-                self._write(session, lambda tx, b=batch: tx.run(statement("set_corpus"), rows=b).consume())
-
     def save_graph(self, graph: KnowledgeGraph, generation: str | None = None) -> None:
         """A full save of `graph` (every node and relationship; whatever else paperkg stored goes)."""
         self.apply(GraphDelta(nodes=list(graph.nodes.values()), edges=list(graph.edges.values()),
@@ -1115,15 +1078,14 @@ class Neo4jStore:
         return self._read(self._count_all, "counting the graph")
 
     def export(self) -> KnowledgeGraph:
-        """The stored graph as the `KnowledgeGraph` that was saved (Papers' `caption` and an older
-        paperkg's `source_json` dropped), nodes in key order and edges in id order like a fresh build."""
+        """The stored graph as the `KnowledgeGraph` that was saved (Papers' `caption` dropped), nodes
+        in key order and edges in id order like a fresh build."""
 
         def work(tx: neo4j.ManagedTransaction) -> KnowledgeGraph:
             nodes: list[Node] = []
             for label in NODE_LABELS:
                 for record in tx.run(render("export_nodes", label=label)):
-                    props = {k: v for k, v in record["props"].items()
-                             if k not in HIDDEN_NODE_PROPS and v is not None}
+                    props = dict(record["props"])
                     if label == "Paper":
                         props.pop("caption", None)
                     nodes.append(Node(label, record["id"], props))
@@ -1144,26 +1106,6 @@ class Neo4jStore:
             return graph
 
         return self._read(work, "exporting the graph")
-
-    def load_corpus(self) -> Corpus:
-        def work(tx: neo4j.ManagedTransaction) -> list[str]:
-            return [record["source_json"] for record in tx.run(statement("load_corpus"))]
-
-        texts = self._read(work, "loading the corpus")
-        entries = []
-        for text in texts:
-            try:
-                entries.append(entry_from_dict(json.loads(text)))
-            except (ValueError, KeyError, TypeError) as err:
-                raise StoreUnavailableError(
-                    f"a Paper node in Neo4j at {self.uri} holds an unreadable corpus entry: {err}",
-                    "rebuild the graph into an empty database") from err
-        corpus = Corpus()
-        for entry in sorted(entries, key=lambda e: e.key):
-            corpus.papers[entry.key] = entry
-            for rid in entry.ids:
-                corpus.by_id[rid] = entry.key
-        return corpus
 
     def run_read(self, cypher: str, params: Mapping[str, Any] | None = None, *,
                  timeout: float | None = None) -> list[dict[str, Any]]:

@@ -55,7 +55,7 @@ def neo4j_seed_store(neo4j_uri: str, seed_store: EmbeddedStore) -> Iterator[obje
     from paperkg.graph.neo4j_store import Neo4jStore
 
     store = Neo4jStore(neo4j_uri)
-    store.save(seed_store.state.corpus(), seed_store.graph())
+    store.save_graph(seed_store.graph())
     yield store
     store.close()
 

@@ -144,6 +144,6 @@ def neo4j_small_store(neo4j_uri: str) -> Iterator[object]:
 
     corpus = make_corpus()
     store = Neo4jStore(neo4j_uri)
-    store.save(corpus, build_graph(corpus))
+    store.save_graph(build_graph(corpus))
     yield store
     store.close()

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import io
 import itertools
-import json
 import os
 import signal
 import socket
@@ -28,7 +27,7 @@ import pytest
 from neo4j import GraphDatabase
 
 from paperkg.graph import cypher_guard
-from paperkg.graph.corpus import Corpus, entry_to_dict
+from paperkg.graph.corpus import Corpus
 from paperkg.graph.errors import BadInputError, QueryRefusedError, StoreUnavailableError, UsageError
 from paperkg.graph.graphml import write_graphml
 from paperkg.graph.model import EDGE_TYPES, ENTITY_LABELS, NODE_LABELS, Edge, KnowledgeGraph, Node, node_key
@@ -40,7 +39,6 @@ from paperkg.graph.neo4j_store import (
     render,
     schema_index_names,
     schema_statements,
-    source_json,
 )
 from paperkg.graph.records import Extraction, Mention, PaperInput, RelationMention
 from paperkg.graph.store import GraphDelta, GraphStore, empty_stats, graph_stats
@@ -214,12 +212,6 @@ def test_schema_has_a_constraint_for_every_label_and_the_fulltext_indexes() -> N
     assert set(FULLTEXT_LISTS) == {*ENTITY_LABELS, "Paper"}
 
 
-def test_source_json_is_the_json_of_entry_to_dict() -> None:
-    for entry in make_corpus(["p1", "p2"]):
-        assert json.loads(source_json(entry)) == json.loads(json.dumps(entry_to_dict(entry)))
-        assert source_json(entry) == json.dumps(entry_to_dict(entry), ensure_ascii=False, sort_keys=True)
-
-
 def test_render_only_accepts_the_closed_sets() -> None:
     assert ":Paper {id: row.id}" in render("merge_nodes", label="Paper")
     for bad in ("Person", "Paper) DETACH DELETE (n", "paper"):
@@ -231,7 +223,7 @@ def test_render_only_accepts_the_closed_sets() -> None:
         render("merge_edges", type="USES")  # missing labels
 
 
-# ---- save / stats / export / load_corpus ------------------------------------------------------
+# ---- save / stats / export ------------------------------------------------------------------
 
 
 def test_is_a_graph_store(store: Neo4jStore) -> None:
@@ -242,12 +234,11 @@ def test_is_a_graph_store(store: Neo4jStore) -> None:
 def test_empty_database(store: Neo4jStore) -> None:
     assert store.stats() == empty_stats()
     assert store.export() == KnowledgeGraph()
-    assert len(store.load_corpus()) == 0
 
 
 def test_save_then_stats_and_export_equal_the_input(store: Neo4jStore, driver: neo4j.Driver) -> None:
-    corpus, graph = make_graph()
-    store.save(corpus, graph)
+    _corpus, graph = make_graph()
+    store.save_graph(graph)
     assert_stored(store, graph)
     # every label and type of the closed sets is exercised by the hand-built graph
     assert all(store.stats()["nodes"][label] > 0 for label in NODE_LABELS)
@@ -260,8 +251,8 @@ def test_save_then_stats_and_export_equal_the_input(store: Neo4jStore, driver: n
 
 
 def test_graphml_from_neo4j_equals_graphml_from_the_graph(store: Neo4jStore) -> None:
-    corpus, graph = make_graph()
-    store.save(corpus, graph)
+    _corpus, graph = make_graph()
+    store.save_graph(graph)
     ours, theirs = io.BytesIO(), io.BytesIO()
     write_graphml(store.export(), ours)
     write_graphml(graph, theirs)
@@ -269,20 +260,20 @@ def test_graphml_from_neo4j_equals_graphml_from_the_graph(store: Neo4jStore) -> 
 
 
 def test_save_twice_changes_nothing(store: Neo4jStore, driver: neo4j.Driver) -> None:
-    corpus, graph = make_graph()
-    store.save(corpus, graph)
-    before = (counts(driver), store.export(), store.load_corpus())
-    store.save(corpus, graph)
-    assert (counts(driver), store.export(), store.load_corpus()) == before
+    _corpus, graph = make_graph()
+    store.save_graph(graph)
+    before = (counts(driver), store.export())
+    store.save_graph(graph)
+    assert (counts(driver), store.export()) == before
     assert duplicates(driver) == 0
     assert_stored(store, graph)
 
 
 def test_save_changed_graph_removes_stale_nodes_and_relationships(store: Neo4jStore,
                                                                   driver: neo4j.Driver) -> None:
-    store.save(*make_graph(0))
-    corpus, graph = make_graph(1)
-    store.save(corpus, graph)
+    store.save_graph(make_graph(0)[1])
+    _corpus, graph = make_graph(1)
+    store.save_graph(graph)
     assert_stored(store, graph)
     assert counts(driver) == (len(graph.nodes), len(graph.edges))
     gone = driver.execute_query(
@@ -291,27 +282,27 @@ def test_save_changed_graph_removes_stale_nodes_and_relationships(store: Neo4jSt
     # a property the new graph no longer has is gone, not left behind
     grpo = store.run_read("MATCH (m:Method {id: 'method:grpo'}) RETURN m")[0]["m"]
     assert "ambiguous" not in grpo
-    assert sorted(e.ids[0] for e in store.load_corpus()) == ["p1", "p3", "p4"]
+    assert sorted(r["id"] for r in store.run_read("MATCH (p:Paper) RETURN p.id AS id")) == ["p1", "p3", "p4"]
 
 
 def test_save_removes_duplicates_and_foreign_relationships_of_paperkg_types(
         store: Neo4jStore, driver: neo4j.Driver) -> None:
-    corpus, graph = make_graph()
-    store.save(corpus, graph)
+    _corpus, graph = make_graph()
+    store.save_graph(graph)
     # what a crashed concurrent writer or a hand edit could leave behind
     driver.execute_query("MATCH (a:Paper {id: 'p1'}), (b:Collection) CREATE (a)-[:IN_COLLECTION]->(b)")
     driver.execute_query("MATCH (a:Paper {id: 'p1'}), (b:Method {id: 'method:ppo'}) CREATE (a)-[:USES]->(b)")
     driver.execute_query("CREATE (:Method {id: 'method:orphan', name: 'orphan'})")
     driver.execute_query("CREATE (:Task)")  # no id at all
-    store.save(corpus, graph)
+    store.save_graph(graph)
     assert_stored(store, graph)
     assert duplicates(driver) == 0
 
 
 def test_save_leaves_nodes_outside_the_model_alone(store: Neo4jStore, driver: neo4j.Driver) -> None:
     driver.execute_query("CREATE (:Unrelated {id: 'x'})")
-    corpus, graph = make_graph()
-    store.save(corpus, graph)
+    _corpus, graph = make_graph()
+    store.save_graph(graph)
     assert_stored(store, graph)
     assert driver.execute_query("MATCH (n:Unrelated) RETURN count(n) AS c").records[0]["c"] == 1
     driver.execute_query("MATCH (n:Unrelated) DETACH DELETE n")
@@ -319,8 +310,8 @@ def test_save_leaves_nodes_outside_the_model_alone(store: Neo4jStore, driver: ne
 
 def test_interrupted_save_then_resave_is_exact(store: Neo4jStore, driver: neo4j.Driver,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    store.save(*make_graph(0))
-    corpus, graph = make_graph(1)
+    store.save_graph(make_graph(0)[1])
+    _corpus, graph = make_graph(1)
     real = Neo4jStore._run_parts
     calls = {"n": 0}
 
@@ -332,11 +323,11 @@ def test_interrupted_save_then_resave_is_exact(store: Neo4jStore, driver: neo4j.
 
     monkeypatch.setattr(Neo4jStore, "_run_parts", failing)
     with pytest.raises(KeyboardInterrupt):
-        store.save(corpus, graph)
+        store.save_graph(graph)
     monkeypatch.setattr(Neo4jStore, "_run_parts", real)
     assert store.export() != graph  # really half-done
     assert store.build_status()["state"] == "interrupted" and store.synced_generation() is None
-    store.save(corpus, graph)
+    store.save_graph(graph)
     assert_stored(store, graph)
     assert duplicates(driver) == 0
     assert counts(driver) == (len(graph.nodes), len(graph.edges))
@@ -353,7 +344,7 @@ def test_killed_save_then_resave_is_exact(neo4j_uri: str, store: Neo4jStore, dri
         from paperkg.graph.neo4j_store import Neo4jStore
         corpus, graph = big_graph()
         print("start", flush=True)
-        Neo4jStore({neo4j_uri!r}, batch_size=20, lease_ttl=3.0).save(corpus, graph)
+        Neo4jStore({neo4j_uri!r}, batch_size=20, lease_ttl=3.0).save_graph(graph)
         print("done", flush=True)
     """))
     proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True,
@@ -368,10 +359,10 @@ def test_killed_save_then_resave_is_exact(neo4j_uri: str, store: Neo4jStore, dri
     finally:
         proc.wait(30)
     partial = counts(driver)
-    corpus, graph = big_graph()
+    _corpus, graph = big_graph()
     assert partial[0] >= 200
     assert partial != (len(graph.nodes), len(graph.edges))  # killed before the end
-    store.save(corpus, graph)
+    store.save_graph(graph)
     assert_stored(store, graph)
     assert duplicates(driver) == 0
 
@@ -395,47 +386,41 @@ def big_graph(papers: int = 600, methods: int = 150, prefix: str = "b") -> tuple
     return corpus, g
 
 
-def test_load_corpus_round_trip(store: Neo4jStore) -> None:
-    corpus, graph = make_graph()
-    store.save(corpus, graph)
-    loaded = store.load_corpus()
-    assert loaded == corpus
-    first = next(iter(loaded))
-    assert first.extraction is not None and first.extraction.relations[0].type == "USES"
-    # internal corpus JSON never leaks into the graph readers see
-    assert all("source_json" not in n.props for n in store.export().nodes.values())
-    assert "source_json" not in store.run_read("MATCH (p:Paper) RETURN p LIMIT 1")[0]["p"]
-
-
-def test_save_refuses_a_corpus_paper_without_a_node(store: Neo4jStore) -> None:
-    corpus, graph = make_graph()
-    del graph.nodes[node_key("Paper", "p3")]
-    graph.edges = {k: e for k, e in graph.edges.items() if "paper:p3" not in (e.source, e.target)}
-    with pytest.raises(ValueError, match="p3"):
-        store.save(corpus, graph)
+def test_a_corpus_copy_left_by_an_older_paperkg_goes_with_the_next_save(store: Neo4jStore,
+                                                                        driver: neo4j.Driver) -> None:
+    """Neo4j holds the graph, not the corpus (issue 10.7, 12.7): an older paperkg kept each paper's
+    corpus entry as `source_json` on its Paper node; the next save replaces every node whole."""
+    _corpus, graph = make_graph()
+    store.save_graph(graph)
+    driver.execute_query("MATCH (p:Paper) SET p.source_json = '{}'")
+    store.save_graph(graph)
+    assert_domain_only(driver)
+    left = driver.execute_query("MATCH (p:Paper) WHERE p.source_json IS NOT NULL RETURN count(p) AS c")
+    assert left.records[0]["c"] == 0
+    assert_stored(store, graph)
 
 
 def test_save_checks_the_graph_before_touching_the_server() -> None:
-    corpus, graph = make_graph()
+    _corpus, graph = make_graph()
     graph.add_node(Node("Person", "x", {"id": "x"}))  # not a paperkg label
     with pytest.raises(ValueError, match="Person"):
-        Neo4jStore("bolt://127.0.0.1:1").save(corpus, graph)
-    corpus, graph = make_graph()
+        Neo4jStore("bolt://127.0.0.1:1").save_graph(graph)
+    _corpus, graph = make_graph()
     graph.edges["KNOWS|paper:p1|paper:p2"] = Edge("KNOWS", "paper:p1", "paper:p2")
     with pytest.raises(ValueError, match="KNOWS"):
-        Neo4jStore("bolt://127.0.0.1:1").save(corpus, graph)
+        Neo4jStore("bolt://127.0.0.1:1").save_graph(graph)
 
 
 def test_unstorable_property_is_bad_input(store: Neo4jStore) -> None:
-    corpus, graph = make_graph()
+    _corpus, graph = make_graph()
     graph.nodes["method:grpo"].props["nested"] = {"a": 1}  # Neo4j stores no maps
     with pytest.raises(BadInputError, match="Neo4j refused"):
-        store.save(corpus, graph)
+        store.save_graph(graph)
 
 
 def test_run_read_returns_plain_rows(store: Neo4jStore) -> None:
-    corpus, graph = make_graph()
-    store.save(corpus, graph)
+    _corpus, graph = make_graph()
+    store.save_graph(graph)
     rows = store.run_read(
         "MATCH (p:Paper {id: $id})-[r:MENTIONS]->(m) RETURN p.id AS id, r, m, [p, m] AS pair",
         {"id": "p1"})
@@ -449,15 +434,15 @@ def test_run_read_returns_plain_rows(store: Neo4jStore) -> None:
 
 def test_run_catalog_gives_run_read_rows_in_order(store: Neo4jStore) -> None:
     """One collected record, rebuilt into the same rows (columns, values, order) as `run_read`."""
-    corpus, graph = make_graph()
-    store.save(corpus, graph)
+    _corpus, graph = make_graph()
+    store.save_graph(graph)
     text = ("MATCH (e:Method|Model|Dataset|Benchmark|Metric|Task) "
             "RETURN e.id AS id, e.aliases AS `odd name`, e AS node, [e.id, 1] AS pair, null AS nothing "
             "ORDER BY id DESC")
     rows = store.run_catalog(text)
     assert rows == store.run_read(text) and len(rows) == 7
     assert list(rows[0]) == ["id", "odd name", "node", "pair", "nothing"]
-    assert rows[0]["node"]["id"] == rows[0]["id"] and "source_json" not in rows[0]["node"]
+    assert rows[0]["node"]["id"] == rows[0]["id"]
     assert store.run_catalog("MATCH (n:Task {id: 'none'}) RETURN n.id AS id ORDER BY id") == []
 
 
@@ -492,18 +477,18 @@ def test_save_refuses_a_term_the_fulltext_index_cannot_hold(store: Neo4jStore) -
     so the save refuses first (before connecting); the longest term that fits is stored and found."""
     from paperkg.queries.params import fulltext_term
 
-    corpus, graph = make_graph()
+    _corpus, graph = make_graph()
     graph.nodes["method:grpo"].props["keys"] = ["grpo", "é" * (MAX_TERM_BYTES // 2 + 1)]
     with pytest.raises(BadInputError, match=r"Method 'method:grpo' has a name of 32768 bytes"):
-        Neo4jStore("bolt://127.0.0.1:1").save(corpus, graph)
-    corpus, graph = make_graph()
+        Neo4jStore("bolt://127.0.0.1:1").save_graph(graph)
+    _corpus, graph = make_graph()
     graph.nodes[node_key("Paper", "p1")].props["ids"] = ["p1", "x" * (MAX_TERM_BYTES + 1)]
     with pytest.raises(BadInputError, match="Paper 'p1' has a record id of 32767 bytes"):
-        Neo4jStore("bolt://127.0.0.1:1").save(corpus, graph)
-    corpus, graph = make_graph()
+        Neo4jStore("bolt://127.0.0.1:1").save_graph(graph)
+    _corpus, graph = make_graph()
     longest = "k" * MAX_TERM_BYTES
     graph.nodes["method:grpo"].props["keys"] = ["grpo", longest]
-    store.save(corpus, graph)
+    store.save_graph(graph)
     rows = store.run_read("CALL db.index.fulltext.queryNodes('paperkg_entity_keys', $q) YIELD node "
                           "RETURN node.id AS id", {"q": fulltext_term(longest)})
     assert rows == [{"id": "method:grpo"}]
@@ -516,9 +501,9 @@ def test_a_database_without_the_indexes_gets_them_on_first_read(neo4j_uri: str, 
     running store is recreated by the catalog query that misses it."""
     from paperkg.queries.runner import run_named
 
-    corpus, graph = make_graph()
+    _corpus, graph = make_graph()
     with Neo4jStore(neo4j_uri) as st:
-        st.save(corpus, graph)
+        st.save_graph(graph)
     for name in ("paperkg_entity_keys", "paperkg_paper_ids"):
         driver.execute_query(f"DROP INDEX {name} IF EXISTS")
     with Neo4jStore(neo4j_uri) as st:
@@ -534,9 +519,9 @@ def test_a_database_without_the_indexes_gets_them_on_first_read(neo4j_uri: str, 
 def test_a_merged_record_id_is_found_through_the_ids_index(store: Neo4jStore) -> None:
     from paperkg.queries.runner import run_named
 
-    corpus, graph = make_graph()
+    _corpus, graph = make_graph()
     graph.nodes[node_key("Paper", "p2")].props["ids"] = ["p2", "arXiv:2401.0001v2", "doi 10.1/x(y)"]
-    store.save(corpus, graph)
+    store.save_graph(graph)
     for rid in ("arXiv:2401.0001v2", "doi 10.1/x(y)", "p2"):
         assert [r["id"] for r in run_named(store, "paper", {"id": rid})] == ["p2"]
     for rid in ("arXiv:2401.0001", "arxiv:2401.0001v2", "doi", "p"):
@@ -556,10 +541,10 @@ def test_unreachable_server_is_store_unavailable_quickly() -> None:
     assert "\n" not in message     # StoreUnavailableError: exit 69 / HTTP 503 (tests/api/test_error_maps.py)
 
 
-@pytest.mark.parametrize("op", ["stats", "export", "load_corpus", "save", "run_user_cypher"])
+@pytest.mark.parametrize("op", ["stats", "export", "save_graph", "run_user_cypher"])
 def test_every_operation_maps_an_unreachable_server(op: str) -> None:
     st = Neo4jStore("bolt://127.0.0.1:1")
-    calls = {"save": lambda: st.save(*make_graph()),
+    calls = {"save_graph": lambda: st.save_graph(make_graph()[1]),
              "run_user_cypher": lambda: st.run_user_cypher("MATCH (n) RETURN n")}
     with pytest.raises(StoreUnavailableError):
         calls.get(op, getattr(st, op))()
@@ -625,8 +610,8 @@ REFUSED = [
 
 @pytest.mark.parametrize("text", REFUSED)
 def test_guard_refuses_and_the_graph_is_unchanged(store: Neo4jStore, driver: neo4j.Driver, text: str) -> None:
-    corpus, graph = make_graph()
-    store.save(corpus, graph)
+    _corpus, graph = make_graph()
+    store.save_graph(graph)
     before = (counts(driver), store.export())
     with pytest.raises(QueryRefusedError):
         store.run_user_cypher(text)
@@ -636,8 +621,8 @@ def test_guard_refuses_and_the_graph_is_unchanged(store: Neo4jStore, driver: neo
 
 
 def test_guard_allows_reads(store: Neo4jStore) -> None:
-    corpus, graph = make_graph()
-    store.save(corpus, graph)
+    _corpus, graph = make_graph()
+    store.save_graph(graph)
     rows = store.run_user_cypher("MATCH (p:Paper) RETURN p.id AS id ORDER BY id")
     assert [r["id"] for r in rows] == ["p1", "p2", "p3"]
     labels = {r["label"] for r in store.run_user_cypher("CALL db.labels()")}
@@ -709,13 +694,12 @@ def test_seed_graph_in_neo4j_equals_the_embedded_store(neo4j_seed_store: Neo4jSt
                                                        seed_store: Any) -> None:
     graph = seed_store.graph()
     assert neo4j_seed_store.stats() == seed_store.stats()
-    neo4j_seed_store.save(seed_store.state.corpus(), graph)  # twice: same counts
+    neo4j_seed_store.save_graph(graph)  # twice: same counts
     assert neo4j_seed_store.stats() == seed_store.stats()
     ours, theirs = io.BytesIO(), io.BytesIO()
     write_graphml(neo4j_seed_store.export(), ours)
     write_graphml(graph, theirs)
     assert ours.getvalue() == theirs.getvalue()
-    assert neo4j_seed_store.load_corpus() == seed_store.state.corpus()
 
 
 # ---- precomputed figures (cooccurring, introduced_in) -------------------------------------------
@@ -770,18 +754,18 @@ def test_figures_are_exact_after_resave_and_after_removing_papers(store: Neo4jSt
     from tests.queries.graphs import random_graph
 
     graph = random_graph(5, papers=40, entities=30, per_paper=5)
-    store.save(Corpus(), graph)
+    store.save_graph(graph)
     _assert_figures_right(store, graph)
     assert_stored(store, graph)                       # export() and stats() hold no figures
     figures = "MATCH (f:PaperkgFigures) RETURN properties(f) AS p ORDER BY f.of"
     stored = driver.execute_query(figures).records
     assert stored and not driver.execute_query("MATCH (:PaperkgFigures)--() RETURN 1").records
-    store.save(Corpus(), graph)
+    store.save_graph(graph)
     again = driver.execute_query(figures).records
     assert [dict(r) for r in again] == [dict(r) for r in stored]
     papers = sorted(k for k, n in graph.nodes.items() if n.label == "Paper")
     smaller = _without_papers(graph, set(papers[::2]))
-    store.save(Corpus(), smaller)
+    store.save_graph(smaller)
     _assert_figures_right(store, smaller)
     assert_stored(store, smaller)
     assert_domain_only(driver)
@@ -796,18 +780,11 @@ def test_figures_keep_the_top_overall_and_of_each_type(store: Neo4jStore,
 
     monkeypatch.setattr(neo4j_store, "FIGURE_LIMIT", 2)
     graph = random_graph(8, papers=40, entities=30, per_paper=6)
-    store.save(Corpus(), graph)
+    store.save_graph(graph)
     longest = "MATCH (f:PaperkgFigures) RETURN max(size(f.co_ids)) AS n"
     assert store.run_read(longest)[0]["n"] <= 2 * len(ENTITY_LABELS)
     for limit in (1, 2):
         _assert_figures_right(store, graph, limit)
-
-
-def test_the_corpus_property_name_is_reserved(store: Neo4jStore) -> None:
-    corpus, graph = make_graph()
-    graph.nodes["method:grpo"].props["source_json"] = "x"
-    with pytest.raises(ValueError, match="reserved"):
-        store.save(corpus, graph)
 
 
 def test_catalog_timeout_is_a_503_store_error(store: Neo4jStore) -> None:
@@ -838,7 +815,7 @@ def test_domain_nodes_carry_domain_properties_only(store: Neo4jStore, driver: ne
     captions = {r["id"]: r["caption"] for r in driver.execute_query(
         "MATCH (p:Paper) RETURN p.id AS id, p.caption AS caption").records}
     assert captions == {"p1": "Paper 0", "p2": "Paper 1", "p3": "Paper 2"}
-    store.save(Corpus(), random_graph(3, papers=30, entities=20, per_paper=4))  # figures too
+    store.save_graph(random_graph(3, papers=30, entities=20, per_paper=4))  # figures too
     assert_domain_only(driver)
     assert driver.execute_query("MATCH (f:PaperkgFigures) RETURN count(f) AS c").records[0]["c"] > 0
 
@@ -1065,7 +1042,7 @@ class FreezableProxy:
 
 
 def test_a_frozen_server_costs_a_request_its_timeout(neo4j_uri: str, store: Neo4jStore) -> None:
-    store.save(*make_graph())
+    store.save_graph(make_graph()[1])
     proxy = FreezableProxy(neo4j_uri)
     try:
         with Neo4jStore(proxy.uri, query_timeout=1.0) as st:

@@ -21,7 +21,7 @@ def test_timed_queries_same_rows_on_the_arxiv_example(arxiv_example_store: Any, 
 
     neo4j = Neo4jStore(neo4j_uri)
     try:
-        neo4j.save(arxiv_example_store.state.corpus(), arxiv_example_store.graph())
+        neo4j.save_graph(arxiv_example_store.graph())
         todo = [(q, p) for q, p in cases(arxiv_example_store.graph(), seed=3, per_query=20)
                 if q in ("timeline", "trending", "neighbors", "compared_with")]
         todo += [("trending", {"since": since, "type": t, "limit": 1000})

@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from paperkg.graph.corpus import Corpus
 from paperkg.graph.model import KnowledgeGraph
 from paperkg.queries.runner import run_named
 from tests.queries.graphs import NEAR_MISSES, SPECIAL_NAMES, random_graph, special_names_graph, tiny_graph
@@ -31,7 +30,7 @@ def _multiset(rows: list[dict[str, Any]]) -> list[str]:
 
 
 def _both(neo4j_store: Any, graph: KnowledgeGraph) -> tuple[GraphOnly, Any]:
-    neo4j_store.save(Corpus(), graph)
+    neo4j_store.save_graph(graph)
     return GraphOnly(graph), neo4j_store
 
 
