@@ -146,6 +146,6 @@ def _write(tx: StateWriter, target: GraphWriter | None) -> None:
         tx.derive()
         return
     in_step = tx.base is not None and target.synced_generation() == tx.base
-    delta = tx.derive(full_delta=not in_step)
+    delta = tx.derive(full_delta=not in_step, for_target=True)
     if delta or not in_step:
         target.apply(delta)

@@ -34,7 +34,7 @@ from collections.abc import Iterable
 
 from paperkg.graph.build import entity_props, mention_props, paper_node, paper_year, relation_props
 from paperkg.graph.corpus import PaperEntry
-from paperkg.graph.model import RELATION_TYPES, Edge, Node, collection_id, entity_id, node_key
+from paperkg.graph.model import RELATION_TYPES, Edge, KnowledgeGraph, Node, collection_id, entity_id, node_key
 from paperkg.graph.normalize import compact_key, name_key
 from paperkg.graph.records import Extraction, Mention
 from paperkg.graph.resolve import (
@@ -51,7 +51,7 @@ from paperkg.graph.store import GraphDelta
 
 SCHEMA = """
 CREATE TABLE counts (name TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
-CREATE TABLE contrib (paper TEXT PRIMARY KEY, data TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE contrib (paper TEXT PRIMARY KEY, data TEXT NOT NULL);
 CREATE TABLE terms (kind TEXT NOT NULL, term TEXT NOT NULL, paper TEXT NOT NULL,
     PRIMARY KEY (kind, term, paper)) WITHOUT ROWID;
 CREATE INDEX terms_paper ON terms (paper);
@@ -82,6 +82,55 @@ CREATE INDEX rel_support_tail ON rel_support (tail);
 """
 
 _SEP = "\t"
+# The per-paper lists of a relation edge (parallel to `papers`). A popular relation has thousands of
+# supporting papers: its edge row keeps only support, confidence and first_year, and the lists are
+# the relation's `rel_support` rows, one per paper, so adding a paper writes one row and a small
+# edge, not the whole list again. Whole edges are put together when they are read whole.
+RELATION_LISTS = ("papers", "confidences", "evidence")
+
+
+def read_graph(db: sqlite3.Connection, *, bulky: bool = True) -> KnowledgeGraph:
+    """The graph the rows hold, nodes in key order, edges in id order. With `bulky`, whole: papers
+    with their abstract, relations with their per-paper lists; without, what a served graph keeps
+    in memory (topology and small properties: `EmbeddedStore` fetches abstracts when asked)."""
+    graph = KnowledgeGraph()
+    for key, label, props, text in db.execute("SELECT key, label, props, text FROM nodes ORDER BY key"):
+        data = json.loads(props)
+        if bulky and text is not None:
+            data = dict(sorted({**data, "abstract": text}.items()))
+        graph.nodes[key] = Node(label, data["id"], data)
+    lists = _relation_lists(db, None) if bulky else {}
+    for eid, etype, source, target, owner, props in db.execute(
+            "SELECT id, type, source, target, owner, props FROM edges ORDER BY id"):
+        data = json.loads(props)
+        if bulky and etype in RELATION_TYPES:
+            data = _whole(data, lists.get(owner, []))
+        graph.edges[eid] = Edge(etype, source, target, data)
+    return graph
+
+
+def _relation_lists(db: sqlite3.Connection, triples: Iterable[tuple[str, str, str]] | None
+                    ) -> dict[str, list[tuple[str, str, float]]]:
+    """(paper id, evidence, confidence) of each relation's supporting papers, by the owner of its
+    edge row; every relation when `triples` is None."""
+    out: dict[str, list[tuple[str, str, float]]] = defaultdict(list)
+    if triples is None:
+        rows: Iterable = db.execute("SELECT head, type, tail, pid, evidence, confidence FROM rel_support")
+    else:
+        rows = (row for triple in triples for row in db.execute(
+            "SELECT head, type, tail, pid, evidence, confidence FROM rel_support "
+            "WHERE head = ? AND type = ? AND tail = ?", triple))
+    for head, rtype, tail, pid, evidence, confidence in rows:
+        out[_SEP.join(("r", head, rtype, tail))].append((pid, evidence, confidence))
+    return out
+
+
+def _whole(small: dict, support: list[tuple[str, str, float]]) -> dict:
+    """A relation edge's props from its stored row and its supporting papers' rows."""
+    rows = sorted(support)
+    whole = relation_props([(pid, evidence, confidence, None) for pid, evidence, confidence in rows])
+    lists = {k: whole[k] for k in RELATION_LISTS}
+    return dict(sorted({**small, **lists}.items()))
 
 
 def _json(value: object) -> str:
@@ -169,9 +218,11 @@ class Derivation:
 
     # ---- the phases ---------------------------------------------------------------------------
 
-    def run(self, entries: dict[str, PaperEntry], removed: set[str], full: bool) -> GraphDelta:
+    def run(self, entries: dict[str, PaperEntry], removed: set[str], full: bool, whole: bool = False
+            ) -> GraphDelta:
         """`entries`: the papers whose records or extraction changed (as they are now); `removed`:
-        the papers gone. Returns the change of the graph rows (all rows when `full`)."""
+        the papers gone. Returns the change of the graph rows (all rows when `full`; relation edges
+        with their per-paper lists when `whole`)."""
         dirty = set(entries)
         contrib = {p: json.loads(d) for p in sorted(dirty | removed)
                    for (d,) in self.db.execute("SELECT data FROM contrib WHERE paper = ?", (p,))}
@@ -307,7 +358,7 @@ class Derivation:
             emit.mentions(p, meta.get(p, (None, None))[0], mention_rows.get(p, []), ids)
         for triple in sorted(relations_touched):
             emit.relation(triple, ids)
-        return emit.delta(full)
+        return emit.delta(full, whole)
 
     def _load_extractions(self, papers: Iterable[str]) -> dict[str, Extraction | None]:
         from paperkg.graph.state import _extraction_from_json
@@ -548,22 +599,26 @@ class _Emitter:
         self.collections: set[str] = set()
         self._delta = GraphDelta()
         self._counts: Counter[str] = Counter()     # rows added minus rows deleted, per label/type
+        self._relations: dict[str, str] = {}         # relation edges in the delta: id -> row owner
 
     def _put(self, owner: str, nodes: list[Node], edges: list[Edge]) -> None:
+        """Make the rows of `owner` these nodes and edges. A paper's abstract goes to the `text`
+        column (read only when asked for); a relation edge here has its small props only."""
         from paperkg.graph.state import props_json
 
-        old_nodes = {key: (label, props) for key, label, props in self.db.execute(
-            "SELECT key, label, props FROM nodes WHERE owner = ?", (owner,))}
+        old_nodes = {key: (label, props, text) for key, label, props, text in self.db.execute(
+            "SELECT key, label, props, text FROM nodes WHERE owner = ?", (owner,))}
         old_edges = {eid: (etype, s, t, props) for eid, etype, s, t, props in self.db.execute(
             "SELECT id, type, source, target, props FROM edges WHERE owner = ?", (owner,))}
         for node in nodes:
-            props = props_json(node.props)
+            small = {k: v for k, v in node.props.items() if k != "abstract"}
+            row = (node.label, props_json(small), node.props.get("abstract"))
             old = old_nodes.pop(node.key, None)
             if old is None:
                 self._counts["node:" + node.label] += 1
-            if old != (node.label, props):
-                self.db.execute("INSERT OR REPLACE INTO nodes (key, label, owner, props) VALUES (?, ?, ?, ?)",
-                                (node.key, node.label, owner, props))
+            if old != row:
+                self.db.execute("INSERT OR REPLACE INTO nodes (key, label, owner, props, text) "
+                                "VALUES (?, ?, ?, ?, ?)", (node.key, row[0], owner, row[1], row[2]))
                 self._delta.nodes.append(node)
         for edge in edges:
             props = props_json(edge.props)
@@ -575,11 +630,13 @@ class _Emitter:
                                 "VALUES (?, ?, ?, ?, ?, ?)",
                                 (edge.id, edge.type, edge.source, edge.target, owner, props))
                 self._delta.edges.append(edge)
+                if edge.type in RELATION_TYPES:
+                    self._relations[edge.id] = owner
         for eid, (etype, source, target, _) in old_edges.items():
             self.db.execute("DELETE FROM edges WHERE id = ? AND owner = ?", (eid, owner))
             self._delta.deleted_edges.append(Edge(etype, source, target))
             self._counts["edge:" + etype] -= 1
-        for key, (label, props) in old_nodes.items():
+        for key, (label, props, _) in old_nodes.items():
             self._counts["node:" + label] -= 1
             self.db.execute("DELETE FROM nodes WHERE key = ? AND owner = ?", (key, owner))
             self._delta.deleted_nodes.append(Node(label, json.loads(props)["id"]))
@@ -630,21 +687,33 @@ class _Emitter:
         self._put("m" + _SEP + p, [], edges)
 
     def relation(self, triple: tuple[str, str, str], ids: dict[str, str]) -> None:
+        """The relation's edge row: support, combined confidence and first year over its supporting
+        papers (their confidences and years: small columns of `rel_support`)."""
         head, rtype, tail = triple
-        support = self.db.execute("SELECT pid, evidence, confidence, year FROM rel_support "
+        support = self.db.execute("SELECT pid, '', confidence, year FROM rel_support "
                                   "WHERE head = ? AND type = ? AND tail = ?", triple).fetchall()
-        edges = [Edge(rtype, ids[head], ids[tail], relation_props(support))] if support else []
+        edges = []
+        if support:
+            props = relation_props(support)
+            small = {k: v for k, v in props.items() if k not in RELATION_LISTS}
+            edges.append(Edge(rtype, ids[head], ids[tail], small))
         self._put("r" + _SEP + _SEP.join(triple), [], edges)
 
-    def delta(self, full: bool) -> GraphDelta:
-        """The change (whole graph when `full`); also brings the stored counts up to date."""
+    def delta(self, full: bool, whole: bool) -> GraphDelta:
+        """The change (whole graph when `full`); also brings the stored counts up to date. With
+        `whole` (a target store keeps every property), its relation edges carry their lists."""
         self.db.executemany("INSERT INTO counts (name, n) VALUES (?, ?) "
                             "ON CONFLICT (name) DO UPDATE SET n = n + excluded.n",
                             sorted((k, n) for k, n in self._counts.items() if n))
         delta = self._delta
         if full:
-            from paperkg.graph.state import _read_graph
-
-            graph = _read_graph(self.db)
-            delta = GraphDelta(nodes=list(graph.nodes.values()), edges=list(graph.edges.values()), full=True)
+            graph = read_graph(self.db)
+            return GraphDelta(nodes=list(graph.nodes.values()), edges=list(graph.edges.values()), full=True)
+        if whole and self._relations:
+            owners = set(self._relations.values())
+            lists = _relation_lists(self.db, [tuple(o.split(_SEP)[1:]) for o in sorted(owners)])
+            relations = self._relations
+            delta.edges = [e if e.id not in relations else
+                           Edge(e.type, e.source, e.target, _whole(e.props, lists.get(relations[e.id], [])))
+                           for e in delta.edges]
         return delta

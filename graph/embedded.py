@@ -60,6 +60,7 @@ class EmbeddedStore:
         self.state = BuildState(self.path, create=create)
         self._graph: KnowledgeGraph | None = None
         self._nx: nx.MultiDiGraph | None = None
+        self._stats: dict[str, dict[str, int]] | None = None
 
     def version(self) -> tuple[int, str | None] | None:
         """Identity of the committed build now (the database file, and the state's generation, which
@@ -72,22 +73,30 @@ class EmbeddedStore:
         return (inode, self.state.generation())
 
     def graph(self) -> KnowledgeGraph:
+        """The whole graph, abstracts and relation evidence included (exports, tests)."""
         if self._graph is None:
             self._graph = self.state.graph()
         return self._graph
 
     def networkx(self) -> nx.MultiDiGraph:
+        """The served view, read lean from the state: topology and small properties in memory,
+        abstracts fetched from SQLite when a query returns one (`g.graph["abstract_of"]`), relation
+        evidence only in exports. A 1M-abstract store must be served in a few GB."""
         if self._nx is None:
-            self._nx = to_networkx(self.graph())
+            lean = self.state.graph(bulky=False)
+            self._stats = graph_stats(lean)
+            self._nx = to_networkx(lean, abstract_of=self.state.abstract)
         return self._nx
 
     def stats(self) -> dict[str, dict[str, int]]:
         """Counts of the graph this object serves (the one loaded, if any), else of the state now."""
-        return graph_stats(self._graph) if self._graph is not None else self.state.stats()
+        if self._graph is not None:
+            return graph_stats(self._graph)
+        return self._stats if self._stats is not None else self.state.stats()
 
     def export(self) -> KnowledgeGraph:
         return self.graph()
 
     def close(self) -> None:
-        self._graph, self._nx = None, None
+        self._graph, self._nx, self._stats = None, None, None
         self.state.close()

@@ -41,13 +41,13 @@ from paperkg.graph.corpus import (
     text_key,
 )
 from paperkg.graph.derive import SCHEMA as DERIVE_SCHEMA
-from paperkg.graph.derive import Derivation
+from paperkg.graph.derive import Derivation, read_graph
 from paperkg.graph.errors import BadInputError, InputNotFoundError, StoreUnavailableError
-from paperkg.graph.model import EDGE_TYPES, NODE_LABELS, Edge, KnowledgeGraph, Node
+from paperkg.graph.model import EDGE_TYPES, NODE_LABELS, KnowledgeGraph, node_key
 from paperkg.graph.records import Extraction, PaperInput
 from paperkg.graph.store import GraphDelta, empty_stats
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 DB_FILE = "state.sqlite"
 # The store format before this one: a pickle, which this version never opens (loading one runs code).
 LEGACY_FILE = "graph.pickle"
@@ -58,14 +58,15 @@ _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE records (
     id TEXT NOT NULL, collection TEXT NOT NULL, paper TEXT NOT NULL, meta TEXT NOT NULL,
-    PRIMARY KEY (id, collection)) WITHOUT ROWID;
+    PRIMARY KEY (id, collection));
 CREATE INDEX records_paper ON records (paper);
 CREATE INDEX records_collection ON records (collection, paper);
 CREATE TABLE papers (
-    key TEXT PRIMARY KEY, extractor TEXT NOT NULL DEFAULT '', extraction TEXT) WITHOUT ROWID;
+    key TEXT PRIMARY KEY, extractor TEXT NOT NULL DEFAULT '', extraction TEXT);
 CREATE INDEX papers_extractor ON papers (extractor);
 CREATE TABLE nodes (
-    key TEXT PRIMARY KEY, label TEXT NOT NULL, owner TEXT NOT NULL, props TEXT NOT NULL) WITHOUT ROWID;
+    key TEXT PRIMARY KEY, label TEXT NOT NULL, owner TEXT NOT NULL, props TEXT NOT NULL,
+    text TEXT);
 CREATE INDEX nodes_owner ON nodes (owner);
 CREATE TABLE edges (
     id TEXT PRIMARY KEY, type TEXT NOT NULL, source TEXT NOT NULL, target TEXT NOT NULL,
@@ -184,10 +185,18 @@ class BuildState:
             finally:
                 self._db.execute("COMMIT")
 
-    def graph(self) -> KnowledgeGraph:
-        """The derived graph of the last committed build, nodes in key order, edges in id order."""
+    def graph(self, *, bulky: bool = True) -> KnowledgeGraph:
+        """The derived graph of the last committed build, nodes in key order, edges in id order;
+        without `bulky`, no abstracts and no per-paper lists of relations (`derive.read_graph`)."""
         with self.snapshot() as db:
-            return _read_graph(db)
+            return read_graph(db, bulky=bulky)
+
+    def abstract(self, paper_id: str) -> str | None:
+        """A paper's abstract in the last committed build (what a served graph leaves out)."""
+        with self._lock:
+            row = self._db.execute("SELECT text FROM nodes WHERE key = ?",
+                                   (node_key("Paper", paper_id),)).fetchone()
+        return row[0] if row else None
 
     def stats(self) -> dict[str, dict[str, int]]:
         """Node and edge counts, kept by every build beside the rows (counting 10 million edge rows
@@ -256,7 +265,7 @@ class StateWriter:
         return _load_corpus(self._db, None)
 
     def graph(self) -> KnowledgeGraph:
-        return _read_graph(self._db)
+        return read_graph(self._db)
 
     @property
     def paper_count(self) -> int:
@@ -319,12 +328,14 @@ class StateWriter:
         self.dirty -= keys
         return []
 
-    def derive(self, *, full_delta: bool = False) -> GraphDelta:
+    def derive(self, *, full_delta: bool = False, for_target: bool = False) -> GraphDelta:
         """Re-derive what the papers added, changed or removed in this transaction touch, write the
         graph rows that changed, and return that change (every node and edge when `full_delta`,
-        for a target that must be brought in step). See `graph/derive.py`."""
+        for a target that must be brought in step). `for_target`: the change goes to a store that
+        keeps whole edges (Neo4j), so changed relations carry all their per-paper lists; without
+        it their lists are not put together. See `graph/derive.py`."""
         entries = _load_entries(self._db, self.dirty)
-        delta = Derivation(self._db).run(entries, set(self.removed), full_delta)
+        delta = Derivation(self._db).run(entries, set(self.removed), full_delta, for_target)
         delta.base = self.base
         self.changed |= bool(delta) or bool(self.dirty) or bool(self.removed)
         delta.generation = self._new_generation() if self.changed else (self.base or "")
@@ -340,17 +351,6 @@ class StateWriter:
         if self.changed:
             self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', ?)",
                              (self._new_generation(),))
-
-
-def _read_graph(db: sqlite3.Connection) -> KnowledgeGraph:
-    graph = KnowledgeGraph()
-    for key, label, props in db.execute("SELECT key, label, props FROM nodes ORDER BY key"):
-        data = json.loads(props)
-        graph.nodes[key] = Node(label, data["id"], data)
-    for eid, etype, source, target, props in db.execute(
-            "SELECT id, type, source, target, props FROM edges ORDER BY id"):
-        graph.edges[eid] = Edge(etype, source, target, json.loads(props))
-    return graph
 
 
 def _meta_from_json(text: str) -> RecordMeta:
