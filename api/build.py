@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from paperkg.extract.readers import Problem, read_inputs
 from paperkg.extract.version import extractor_fingerprint
 from paperkg.graph.errors import NotFoundError
-from paperkg.graph.state import BuildState, StateWriter
+from paperkg.graph.state import QUICK_CHECK_MAX_BYTES, BuildState, StateWriter
 from paperkg.graph.store import GraphWriter
 
 if TYPE_CHECKING:
@@ -78,6 +78,8 @@ def build(
 
     state = BuildState(Path(store_dir), create=True)
     try:
+        if state.size() <= QUICK_CHECK_MAX_BYTES:                            # damage named up front
+            state.verify()
         with state.transaction(on_wait) as tx:
             before = tx.paper_count
             for record in read_inputs(paths, counted):                       # read
@@ -92,6 +94,7 @@ def build(
             todo = tx.to_extract(fingerprint)
             summary.reextracted = sum(1 for entry in todo if entry.extraction is not None)
             if todo:
+                state.check_room(len(todo), tx.paper_count - len(todo))      # before extracting
                 from paperkg.extract.pipeline import Extractor
 
                 extractor = Extractor(mode=mode, n_process=n_process, dask=dask)

@@ -1,6 +1,7 @@
 """The `paperkg` command. stdout carries only results; messages, warnings and the progress bar
 (on a terminal only) go to stderr. Exit codes follow sysexits (`EXIT_CODES`): 2 usage, 65 bad data,
-66 not found, 69 store unavailable, 70 a bug of ours."""
+66 not found, 69 store unavailable, 70 a bug of ours, 73 a store that cannot be written, 74 a full
+disk or a damaged store."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ from paperkg.graph.errors import (
     ClusterUnavailableError,
     InputNotFoundError,
     PaperkgError,
+    StoreIOError,
+    StoreNotWritableError,
     StoreUnavailableError,
     UsageError,
 )
@@ -32,6 +35,8 @@ EXIT_CODES: dict[type[PaperkgError], int] = {
     BadInputError: 65,              # EX_DATAERR
     InputNotFoundError: 66,         # EX_NOINPUT
     StoreUnavailableError: 69,      # EX_UNAVAILABLE
+    StoreNotWritableError: 73,      # EX_CANTCREAT
+    StoreIOError: 74,               # EX_IOERR: disk full, a damaged store, a failing disk
     ClusterUnavailableError: 69,
     PaperkgError: 1,
 }

@@ -15,7 +15,7 @@ from pathlib import Path
 import networkx as nx
 
 from paperkg.graph.model import KnowledgeGraph, node_key
-from paperkg.graph.state import DB_FILE, BuildState
+from paperkg.graph.state import DB_FILE, QUICK_CHECK_MAX_BYTES, BuildState
 from paperkg.graph.store import graph_stats
 
 # Bulky text the query view leaves out: no query but `paper` returns an abstract (it asks
@@ -58,6 +58,11 @@ class EmbeddedStore:
     def __init__(self, path: Path, *, create: bool = False) -> None:
         self.path = Path(path)
         self.state = BuildState(self.path, create=create)
+        # Integrity is checked on open where that is cheap, else when the graph is loaded (which
+        # reads the whole database anyway): `BuildState.verify`, `QUICK_CHECK_MAX_BYTES`.
+        self._verified = False
+        if self.state.size() <= QUICK_CHECK_MAX_BYTES:
+            self._verify()
         self._graph: KnowledgeGraph | None = None
         self._nx: nx.MultiDiGraph | None = None
         self._stats: dict[str, dict[str, int]] | None = None
@@ -83,10 +88,16 @@ class EmbeddedStore:
         abstracts fetched from SQLite when a query returns one (`g.graph["abstract_of"]`), relation
         evidence only in exports. A 1M-abstract store must be served in a few GB."""
         if self._nx is None:
+            self._verify()
             lean = self.state.graph(bulky=False)
             self._stats = graph_stats(lean)
             self._nx = to_networkx(lean, abstract_of=self.state.abstract)
         return self._nx
+
+    def _verify(self) -> None:
+        if not self._verified:
+            self.state.verify()
+            self._verified = True
 
     def stats(self) -> dict[str, dict[str, int]]:
         """Counts of the graph this object serves (the one loaded, if any), else of the state now."""

@@ -54,6 +54,22 @@ class StoreUnavailableError(PaperkgError):
     """The store cannot be reached or opened (Neo4j down, wrong credentials, locked store)."""
 
 
+class StoreNotWritableError(StoreUnavailableError):
+    """The store directory or its database cannot be written (permissions, a read-only file system)."""
+
+
+class StoreIOError(StoreUnavailableError):
+    """Reading or writing the store's files failed (the disk, not the permissions)."""
+
+
+class StoreFullError(StoreIOError):
+    """The disk holding the store is full, or would be before the build could finish."""
+
+
+class StoreCorruptError(StoreIOError):
+    """The store's database is damaged: its integrity check fails, or pages or rows cannot be read."""
+
+
 class ClusterUnavailableError(PaperkgError):
     """The Dask cluster a build was told to use cannot be reached, has no workers, or runs another
     extractor than this process."""

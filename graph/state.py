@@ -22,7 +22,9 @@ Why SQLite (stdlib `sqlite3`):
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
+import shutil
 import sqlite3
 import threading
 import uuid
@@ -42,7 +44,16 @@ from paperkg.graph.corpus import (
 )
 from paperkg.graph.derive import SCHEMA as DERIVE_SCHEMA
 from paperkg.graph.derive import Derivation, read_graph
-from paperkg.graph.errors import BadInputError, InputNotFoundError, StoreUnavailableError
+from paperkg.graph.errors import (
+    BadInputError,
+    InputNotFoundError,
+    PaperkgError,
+    StoreCorruptError,
+    StoreFullError,
+    StoreIOError,
+    StoreNotWritableError,
+    StoreUnavailableError,
+)
 from paperkg.graph.model import EDGE_TYPES, NODE_LABELS, KnowledgeGraph, node_key
 from paperkg.graph.records import Extraction, PaperInput
 from paperkg.graph.store import GraphDelta, empty_stats
@@ -53,6 +64,22 @@ DB_FILE = "state.sqlite"
 LEGACY_FILE = "graph.pickle"
 # How often a waiting build retries the write lock (it prints its message once).
 _LOCK_POLL_MS = 200
+# A build verifies the database (`PRAGMA quick_check`, which reads every page) before extracting
+# when the file is at most this big: about a second. Bigger stores are checked by what loads them
+# whole (`EmbeddedStore.networkx`, i.e. `paperkg serve` and queries), and a build still names the
+# damage SQLite meets on the pages it reads; a full check on every build would make adding 100
+# abstracts to a 1M store cost a read of the whole store.
+QUICK_CHECK_MAX_BYTES = 256 * 2**20
+# What a paper costs on disk before the store has papers to measure, and how much room a build asks
+# for beyond its estimate (the WAL holds a second copy of what it writes until the checkpoint).
+_BYTES_PER_PAPER = 40_000
+_ROOM_FACTOR = 2
+# Temporary files of the pickle stores (killed saves left them): a build removes them.
+_LEGACY_TEMP_GLOB = ".graph-*.tmp"
+
+# SQLite's primary result codes (`sqlite_errorcode & 0xff`) that name a store failure.
+_SQLITE_PERM, _SQLITE_READONLY, _SQLITE_IOERR, _SQLITE_CORRUPT = 3, 8, 10, 11
+_SQLITE_FULL, _SQLITE_CANTOPEN, _SQLITE_NOTADB = 13, 14, 26
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -73,6 +100,43 @@ CREATE TABLE edges (
     owner TEXT NOT NULL, props TEXT NOT NULL) WITHOUT ROWID;
 CREATE INDEX edges_owner ON edges (owner);
 """ + DERIVE_SCHEMA
+
+
+def store_error(err: BaseException, path: Path) -> PaperkgError:
+    """The named failure behind an SQLite, file system or decoding error on the store at `path`:
+    one line saying what is wrong and what to do, the original as its cause."""
+    if isinstance(err, PaperkgError):
+        return err
+    code = (getattr(err, "sqlite_errorcode", None) or 0) & 0xFF
+    os_code = getattr(err, "errno", None)
+    if code == _SQLITE_FULL or os_code in (errno.ENOSPC, errno.EDQUOT):
+        return StoreFullError(f"no space left for the store {path}",
+                              "free disk space or build into a --store on another disk; the store "
+                              "is as it was before this build")
+    if code in (_SQLITE_READONLY, _SQLITE_PERM, _SQLITE_CANTOPEN) or os_code in (
+            errno.EACCES, errno.EPERM, errno.EROFS):
+        return StoreNotWritableError(f"cannot write the store {path}: {_reason(err)}",
+                                     "check the directory's permissions, or give --store a writable "
+                                     "directory")
+    if code == _SQLITE_IOERR or (isinstance(err, OSError) and os_code == errno.EIO):
+        return StoreIOError(f"reading or writing the store {path} failed: {_reason(err)}",
+                            "check the disk; the store is as it was before this build")
+    if code in (_SQLITE_CORRUPT, _SQLITE_NOTADB) or isinstance(err, (ValueError, KeyError, TypeError)) or (
+            isinstance(err, sqlite3.DatabaseError) and not isinstance(err, sqlite3.OperationalError)):
+        return StoreCorruptError(f"the store {path} is damaged: {_reason(err)}", rebuild_hint(path))
+    return StoreUnavailableError(f"cannot use the store {path}: {_reason(err)}",
+                                 "check the directory's permissions and free space")
+
+
+def _reason(err: BaseException) -> str:
+    return (getattr(err, "strerror", None) or str(err) or type(err).__name__).rstrip(".")
+
+
+# What reading damaged rows raises besides SQLite's own errors: JSON that does not parse, fields
+# that are missing or of the wrong type. A build's transaction names SQLite's errors and unparsable
+# JSON only (the rest of what runs inside it is the build's own code).
+_DAMAGE = (sqlite3.Error, ValueError, KeyError, TypeError)
+_WRITE_DAMAGE = (sqlite3.Error, json.JSONDecodeError)
 
 
 def _busy(err: sqlite3.OperationalError) -> bool:
@@ -111,17 +175,20 @@ class BuildState:
             raise BadInputError(f"store path {self.path} is a file, not a directory",
                                 "give --store a directory")
         db = self.path / DB_FILE
-        if not db.exists():
-            if (self.path / LEGACY_FILE).exists():
-                raise StoreUnavailableError(
-                    f"{self.path} is a store of an older paperkg (a pickle, which this version does not "
-                    "load: loading one runs code)", rebuild_hint(self.path))
-            if not create:
-                raise InputNotFoundError(f"no paperkg store at {self.path}",
-                                         "build one first with `paperkg build INPUT --store PATH`")
-            self.path.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.Lock()
         try:
+            if not db.exists():
+                if (self.path / LEGACY_FILE).exists():
+                    raise StoreUnavailableError(
+                        f"{self.path} is a store of an older paperkg (a pickle, which this version does "
+                        "not load: loading one runs code)", rebuild_hint(self.path))
+                if not create:
+                    raise InputNotFoundError(f"no paperkg store at {self.path}",
+                                             "build one first with `paperkg build INPUT --store PATH`")
+                self.path.mkdir(parents=True, exist_ok=True)
+            if create:
+                for leftover in self.path.glob(_LEGACY_TEMP_GLOB):
+                    leftover.unlink()
+            self._lock = threading.Lock()
             # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE ... COMMIT), never
             # opened behind our back by the module.
             self._db = sqlite3.connect(db, isolation_level=None, check_same_thread=False,
@@ -129,9 +196,8 @@ class BuildState:
             _until_free(lambda: self._db.execute("PRAGMA journal_mode = WAL"))
             self._db.execute("PRAGMA synchronous = NORMAL")
             self._check_schema()
-        except sqlite3.DatabaseError as err:
-            raise StoreUnavailableError(f"cannot read the store {db}: {err}",
-                                        rebuild_hint(self.path)) from err
+        except (sqlite3.Error, OSError) as err:
+            raise store_error(err, self.path) from err
 
     def _check_schema(self) -> None:
         """Create the schema in a new database. Two first builds of one store may race here: the
@@ -165,6 +231,34 @@ class BuildState:
         with self._lock:
             self._db.close()
 
+    def verify(self) -> None:
+        """`PRAGMA quick_check`: every page and index entry of the database is readable and
+        consistent (not that every JSON row parses: reading one that does not names the damage too)."""
+        with self._lock:
+            try:
+                problems = [row[0] for row in self._db.execute("PRAGMA quick_check(3)")]
+            except sqlite3.Error as err:
+                raise store_error(err, self.path) from err
+        if problems != ["ok"]:
+            raise StoreCorruptError(f"the store {self.path} is damaged: {'; '.join(problems)}",
+                                    rebuild_hint(self.path))
+
+    def size(self) -> int:
+        """Bytes of the database file and its write-ahead log."""
+        return sum(f.stat().st_size for f in self.path.glob(DB_FILE + "*") if f.is_file())
+
+    def check_room(self, papers: int, have: int) -> None:
+        """Fail now, before extracting, when `papers` more papers would not fit on the disk (an
+        estimate from what the `have` papers the store holds take so far)."""
+        per_paper = self.size() / have if have >= 100 else _BYTES_PER_PAPER
+        need = int(papers * per_paper * _ROOM_FACTOR)
+        free = shutil.disk_usage(self.path).free
+        if need > free:
+            raise StoreFullError(
+                f"not enough space for the store {self.path}: {papers:,} new papers need about "
+                f"{need / 1e6:,.0f} MB, {free / 1e6:,.0f} MB are free",
+                "free disk space or build into a --store on another disk; nothing was extracted")
+
     # ---- reading (any process, any time) ---------------------------------------------------------
 
     def generation(self) -> str | None:
@@ -177,13 +271,16 @@ class BuildState:
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[sqlite3.Connection]:
         """A read transaction: everything read inside sees one committed build, whatever a
-        concurrent build writes meanwhile (WAL)."""
+        concurrent build writes meanwhile (WAL). Damage met while reading is named."""
         with self._lock:
-            self._db.execute("BEGIN")
             try:
-                yield self._db
-            finally:
-                self._db.execute("COMMIT")
+                self._db.execute("BEGIN")
+                try:
+                    yield self._db
+                finally:
+                    self._db.execute("COMMIT")
+            except _DAMAGE as err:
+                raise store_error(err, self.path) from err
 
     def graph(self, *, bulky: bool = True) -> KnowledgeGraph:
         """The derived graph of the last committed build, nodes in key order, edges in id order;
@@ -230,9 +327,7 @@ class BuildState:
                     break
                 except sqlite3.OperationalError as err:
                     if not _busy(err):
-                        raise StoreUnavailableError(f"cannot write the store {self.path}: {err}",
-                                                    "check the directory's permissions and free space"
-                                                    ) from err
+                        raise store_error(err, self.path) from err
                     if not waited and on_wait is not None:
                         on_wait()
                     waited = True
@@ -241,9 +336,16 @@ class BuildState:
                 yield writer
                 writer.finish()
                 self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
+            except BaseException as err:
+                with contextlib.suppress(sqlite3.Error):      # SQLite may have rolled back itself
+                    self._db.execute("ROLLBACK")
+                if isinstance(err, _WRITE_DAMAGE):
+                    raise store_error(err, self.path) from err
                 raise
+            # The log would keep the size of the biggest build's writes; a killed build's frames
+            # are dropped by SQLite on the next open and their space given back here.
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 class StateWriter:
