@@ -120,6 +120,9 @@ WRITE_RETRY_TIME = 30.0
 # A read whose server-side timeout passed this long ago without an answer is given up on (the
 # server is frozen or the network is gone): the request gets its error, the connections are reset.
 DEADLINE_GRACE = 2.0
+# What a query that ran out of time tells its user, whichever side (server or client) stopped it.
+QUERY_TIMEOUT_HINT = ("retry in a moment (the server may be busy), or narrow the query: a smaller "
+                      "limit, a less common name, a type filter")
 # `ping`: how long the health check may take.
 PING_TIMEOUT = 3.0
 # The build lease's time to live without a heartbeat (a killed build blocks the next for at most this).
@@ -554,7 +557,8 @@ class Neo4jStore:
         inherited sockets belong to the parent; the child's next query opens its own."""
         self._driver, self._ready, self._pool = None, False, None
 
-    def _bounded(self, call: Callable[[], _T], limit: float, action: str) -> _T:
+    def _bounded(self, call: Callable[[], _T], limit: float, action: str,
+                 query_limit: float | None = None) -> _T:
         """`call()` with a client-side deadline of `limit` s. Why: a server that stopped answering
         (frozen, a dead network path) never enforces its own timeout, and the driver would wait
         for the socket (minutes). On expiry the request gets a 503 at once and the connections are
@@ -569,9 +573,14 @@ class Neo4jStore:
             return future.result(timeout=limit)
         except concurrent.futures.TimeoutError:
             self._reset()
+            if query_limit is None:
+                raise QueryTimeoutError(
+                    f"Neo4j at {self.uri} did not answer within {limit:g} s while {action}",
+                    "the server may be overloaded or frozen; retry in a moment") from None
             raise QueryTimeoutError(
-                f"Neo4j at {self.uri} did not answer within {limit:g} s while {action}",
-                "the server may be overloaded or frozen; retry in a moment") from None
+                f"Neo4j at {self.uri} did not answer within the query's time limit of "
+                f"{query_limit:g} s (waited {limit:g} s) while {action}",
+                QUERY_TIMEOUT_HINT) from None
 
     def _reset(self) -> None:
         """Forget the driver (a later call connects anew); close the old one in the background,
@@ -1121,7 +1130,7 @@ class Neo4jStore:
                     map_query_error(limit):
                 return session.execute_read(_rows_of(cypher, params, limit))
 
-        return self._bounded(call, limit + DEADLINE_GRACE, "running a query")
+        return self._bounded(call, limit + DEADLINE_GRACE, "running a query", limit)
 
     def run_catalog(self, cypher: str, params: Mapping[str, Any] | None = None, *,
                     timeout: float | None = None) -> list[dict[str, Any]]:
@@ -1141,8 +1150,7 @@ class Neo4jStore:
                 limit = self.query_timeout if timeout is None else timeout
                 raise QueryTimeoutError(
                     f"Neo4j at {self.uri} stopped the query after its time limit of {limit:g} s",
-                    "retry in a moment (the server may be busy), or narrow the query: a smaller "
-                    "limit, a less common name, a type filter") from err
+                    QUERY_TIMEOUT_HINT) from err
             if not _missing_index(err):
                 raise
             # An index vanished since this store checked (the database was dropped and recreated,
@@ -1168,7 +1176,7 @@ class Neo4jStore:
                 collected = session.execute_read(_rows_of(wrapped, params, limit))
             return [dict(zip(columns, values, strict=True)) for values in collected[0]["rows"]]
 
-        return self._bounded(call, limit + DEADLINE_GRACE, "running a query")
+        return self._bounded(call, limit + DEADLINE_GRACE, "running a query", limit)
 
     def run_user_cypher(self, text: str, params: Mapping[str, Any] | None = None, *,
                         timeout: float | None = None, max_rows: int | None = None) -> list[dict[str, Any]]:
@@ -1190,7 +1198,7 @@ class Neo4jStore:
                     records = itertools.islice(tx.run(text, params), max_rows)
                     return [{k: to_plain(v) for k, v in record.items()} for record in records]
 
-        return self._bounded(call, limit + DEADLINE_GRACE, "running a query")
+        return self._bounded(call, limit + DEADLINE_GRACE, "running a query", limit)
 
 
 @contextlib.contextmanager
