@@ -167,7 +167,12 @@ def test_sigkill_at_each_phase_then_rerun(kind: tuple[str, str | None], phase: s
         pytest.fail(f"the build always ended before the kill in {phase}")
     read = _read_side(export_args)
     assert read.returncode == 0, read.stderr         # the store opens and answers
-    if kind[0] == "embedded":
+    if kind[0] == "embedded" and phase == "writing":
+        # The state's page cache holds a build's writes until COMMIT, so the write-ahead log first
+        # grows while committing: the kill lands just before or just after the commit record, and
+        # either whole graph is right; a mixture of the two is what must never be seen.
+        assert _graphml(export_args, work) in (before, expected)
+    elif kind[0] == "embedded":
         assert _graphml(export_args, work) == before  # the previous build, whole
     elif before is None:
         from paperkg.graph.neo4j_store import Neo4jStore
