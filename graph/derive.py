@@ -38,10 +38,10 @@ from paperkg.graph.model import RELATION_TYPES, Edge, KnowledgeGraph, Node, coll
 from paperkg.graph.normalize import compact_key, name_key
 from paperkg.graph.records import Extraction, Mention
 from paperkg.graph.resolve import (
-    _NESTED_MAX_WORDS,
     GENERIC,
     TYPE_ORDER,
     _initials,
+    _inner_runs,
     _merge_similar,
     _name_tokens,
     _named_token,
@@ -154,13 +154,8 @@ def _inner_candidates(ex: Extraction) -> set[str]:
         tokens = _name_tokens(m.text)
         if len(tokens) < 2:
             continue
-        for i in range(len(tokens)):
-            for j in range(i + 1, min(len(tokens), i + _NESTED_MAX_WORDS) + 1):
-                if j - i == len(tokens):
-                    continue
-                if not _named_token(tokens[j - 1][0]):
-                    break
-                out.add("".join(t for t, _, _ in tokens[i:j]))
+        for i, j in _inner_runs(tokens):
+            out.add("".join(t for t, _, _ in tokens[i:j]))
     return out
 
 
@@ -570,23 +565,18 @@ class Derivation:
             tokens = _name_tokens(m.text)
             if outer is None or len(tokens) < 2:
                 continue
-            for i in range(len(tokens)):
-                for j in range(i + 1, min(len(tokens), i + _NESTED_MAX_WORDS) + 1):
-                    if j - i == len(tokens):
-                        continue
-                    if not _named_token(tokens[j - 1][0]):
-                        break
-                    start, end = m.start + tokens[i][1], m.start + tokens[j - 1][2]
-                    surface = ex.text[start:end]
-                    inner = assign.get(surface)
+            for i, j in _inner_runs(tokens):
+                start, end = m.start + tokens[i][1], m.start + tokens[j - 1][2]
+                surface = ex.text[start:end]
+                inner = assign.get(surface)
+                if inner is None:
+                    inner = self._unique("".join(t for t, _, _ in tokens[i:j]))
                     if inner is None:
-                        inner = self._unique("".join(t for t, _, _ in tokens[i:j]))
-                        if inner is None:
-                            continue
-                    if inner == outer or (inner, start) in seen:
                         continue
-                    seen.add((inner, start))
-                    out.append((inner, Mention(surface, "", start, end, m.sentence, confidence=m.confidence)))
+                if inner == outer or (inner, start) in seen:
+                    continue
+                seen.add((inner, start))
+                out.append((inner, Mention(surface, "", start, end, m.sentence, confidence=m.confidence)))
         return out
 
 

@@ -177,6 +177,19 @@ def _named_token(token: str) -> bool:
     return any(c.isdigit() for c in token) or any(c.isupper() for c in token[1:])
 
 
+def _inner_runs(tokens: list[tuple[str, int, int]]) -> Iterable[tuple[int, int]]:
+    """Every run `tokens[i:j]` strictly inside a name that may name something on its own: at most
+    `_NESTED_MAX_WORDS` tokens, ending on a named token. One generator for the build and the
+    incremental derivation, so both look up exactly the same inner names."""
+    for i in range(len(tokens)):
+        for j in range(i + 1, min(len(tokens), i + _NESTED_MAX_WORDS) + 1):
+            if j - i == len(tokens):
+                continue
+            if not _named_token(tokens[j - 1][0]):
+                break
+            yield i, j
+
+
 def nested_mentions(extractions: Iterable[tuple[str, Extraction]],
                     res: Resolution) -> dict[str, list[tuple[str, Mention]]]:
     """Mentions of a named entity inside a longer name: per paper, (cluster, mention) pairs.
@@ -207,25 +220,20 @@ def nested_mentions(extractions: Iterable[tuple[str, Extraction]],
             tokens = _name_tokens(m.text)
             if outer is None or len(tokens) < 2:
                 continue
-            for i in range(len(tokens)):
-                for j in range(i + 1, min(len(tokens), i + _NESTED_MAX_WORDS) + 1):
-                    if j - i == len(tokens):
+            for i, j in _inner_runs(tokens):
+                start, end = m.start + tokens[i][1], m.start + tokens[j - 1][2]
+                surface = ex.text[start:end]
+                inner = res.cluster_of.get((pid, surface))
+                if inner is None:
+                    candidates = by_spelling.get("".join(t for t, _, _ in tokens[i:j]), ())
+                    if len(candidates) != 1:
                         continue
-                    if not _named_token(tokens[j - 1][0]):
-                        break
-                    start, end = m.start + tokens[i][1], m.start + tokens[j - 1][2]
-                    surface = ex.text[start:end]
-                    inner = res.cluster_of.get((pid, surface))
-                    if inner is None:
-                        candidates = by_spelling.get("".join(t for t, _, _ in tokens[i:j]), ())
-                        if len(candidates) != 1:
-                            continue
-                        inner = next(iter(candidates))
-                    if inner == outer or (inner, start) in seen:
-                        continue
-                    seen.add((inner, start))
-                    out.append((inner, Mention(surface, res.label[inner], start, end, m.sentence,
-                                                       confidence=m.confidence)))
+                    inner = next(iter(candidates))
+                if inner == outer or (inner, start) in seen:
+                    continue
+                seen.add((inner, start))
+                out.append((inner, Mention(surface, res.label[inner], start, end, m.sentence,
+                                           confidence=m.confidence)))
         if out:
             found[pid] = out
     return found
