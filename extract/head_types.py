@@ -27,9 +27,15 @@ def norm(text: str) -> str:
 
 
 _GENERIC_NORM = {norm(g) for g in GENERIC}
+# `norm` without its spaces, and without the trailing `s`s `is_generic` also accepts: a text can only be
+# generic when its lower case without whitespace and hyphens is one of these, a test two C calls make
+_GENERIC_SQUEEZED = {g.replace(" ", "").rstrip("s") for g in _GENERIC_NORM}
 
 
 def is_generic(text: str) -> bool:
     """A generic kind or setting (`LLMs`, `diffusion models`, `out-of-distribution`), not an entity."""
+    squeezed = "".join(text.lower().split()).replace("-", "")
+    if squeezed.isascii() and squeezed.rstrip("s") not in _GENERIC_SQUEEZED:
+        return False  # (other dashes than `-` are not ASCII)
     low = norm(text)
     return low in _GENERIC_NORM or low.rstrip("s") in _GENERIC_NORM
