@@ -14,13 +14,15 @@ records which generation it holds, and a mismatch makes the next delta a full on
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from paperkg.extract.readers import Problem, read_inputs
 from paperkg.extract.version import extractor_fingerprint
+from paperkg.graph.corpus import PaperEntry
 from paperkg.graph.errors import NotFoundError
 from paperkg.graph.state import QUICK_CHECK_MAX_BYTES, BuildState, StateWriter
 from paperkg.graph.store import GraphWriter
@@ -92,14 +94,23 @@ def build(
 
             fingerprint = extractor_fingerprint(mode)                        # extract new
             todo = tx.to_extract(fingerprint)
-            summary.reextracted = sum(1 for entry in todo if entry.extraction is not None)
             if todo:
                 state.check_room(len(todo), tx.paper_count - len(todo))      # before extracting
                 from paperkg.extract.pipeline import Extractor
 
                 extractor = Extractor(mode=mode, n_process=n_process, dask=dask)
-                results = extractor.extract((entry.id, entry.abstract) for entry in todo)
-                pairs = zip(todo, results, strict=True)
+                # The papers are read from the state a batch at a time as the extractor asks for
+                # them; each one waits in `pending` until its extraction comes back (in order).
+                pending: deque[PaperEntry] = deque()
+
+                def inputs() -> Iterator[tuple[str, str]]:
+                    for entry in tx.entries(todo):
+                        summary.reextracted += entry.extraction is not None
+                        pending.append(entry)
+                        yield entry.id, entry.abstract
+
+                results = extractor.extract(inputs())
+                pairs = ((pending.popleft(), extraction) for extraction in results)
                 for entry, extraction in (progress(pairs, len(todo)) if progress else pairs):
                     extraction.extractor = fingerprint
                     tx.set_extraction(entry.key, extraction)

@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from paperkg.graph.build import entity_props, mention_props, paper_node, paper_year, relation_props
 from paperkg.graph.corpus import PaperEntry
@@ -107,6 +107,29 @@ def read_graph(db: sqlite3.Connection, *, bulky: bool = True) -> KnowledgeGraph:
             data = _whole(data, lists.get(owner, []))
         graph.edges[eid] = Edge(etype, source, target, data)
     return graph
+
+
+def mentions_owner(paper_owner: str) -> str:
+    """The owner of a paper's MENTIONS/INTRODUCES rows, from the owner of its node row."""
+    return "m" + paper_owner[1:]
+
+
+def lean_rows(db: sqlite3.Connection) -> tuple[Iterator[tuple[str, str, dict]],
+                                                Iterator[tuple[str, str, str, dict]]]:
+    """The rows of the served view, streamed in `read_graph`'s order: (key, label, small props) of
+    every node, then (type, source, target, small props) of every edge; no abstracts and no
+    per-paper lists of relations. Property names are interned: a 1M-abstract graph has ten million
+    props maps of the same few names, and `json.loads` makes new name strings for each."""
+    names: dict[str, str] = {}
+
+    def small(text: str) -> dict:
+        return {names.setdefault(k, k): v for k, v in json.loads(text).items()}
+
+    nodes = ((key, label, small(props))
+             for key, label, props in db.execute("SELECT key, label, props FROM nodes ORDER BY key"))
+    edges = ((etype, source, target, small(props)) for etype, source, target, props in db.execute(
+        "SELECT type, source, target, props FROM edges ORDER BY id"))
+    return nodes, edges
 
 
 def _relation_lists(db: sqlite3.Connection, triples: Iterable[tuple[str, str, str]] | None
@@ -632,7 +655,7 @@ class _Emitter:
             self._delta.deleted_nodes.append(Node(label, json.loads(props)["id"]))
 
     def paper(self, p: str, entry: PaperEntry | None) -> None:
-        owner = "p" + _SEP + p
+        owner = "p" + _SEP + p          # its mentions: "m" + _SEP + p (`mentions_owner`)
         self.collections.update(json.loads(props)["name"] for (props,) in self.db.execute(
             "SELECT n.props FROM edges e JOIN nodes n ON n.key = e.target WHERE e.owner = ?", (owner,)))
         if entry is None:

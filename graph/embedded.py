@@ -9,19 +9,26 @@ tells a running server when to load the new one.
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
 import networkx as nx
 
+from paperkg.graph.derive import lean_rows
 from paperkg.graph.model import KnowledgeGraph, node_key
 from paperkg.graph.state import DB_FILE, QUICK_CHECK_MAX_BYTES, BuildState
-from paperkg.graph.store import graph_stats
+from paperkg.graph.store import empty_stats, graph_stats
 
 # Bulky text the query view leaves out: no query but `paper` returns an abstract (it asks
 # `g.graph["abstract_of"]`), none returns a relation's evidence sentences (exports read the store).
 BULKY_NODE_PROPS = frozenset({"abstract"})
 BULKY_EDGE_PROPS = frozenset({"evidence"})
+# What the view read from a store (`lean_networkx`) also leaves there: the per-mention lists of a
+# MENTIONS edge and a paper's sentence offsets, which only the `paper` query returns (it asks
+# `g.graph["paper_details"]`). They were a third of the view's memory at 100k abstracts.
+STORED_PAPER_PROPS = frozenset({"sentence_starts"})
+STORED_MENTION_PROPS = frozenset({"sentences", "starts", "ends", "surfaces", "confidences"})
 
 
 def to_networkx(graph: KnowledgeGraph,
@@ -50,6 +57,58 @@ def to_networkx(graph: KnowledgeGraph,
         g.add_edge(edge.source, edge.target, key=edge.type, **props,
                    __labels__=labels.setdefault(edge.type, {edge.type}))
     return g
+
+
+def lean_networkx(db: sqlite3.Connection, state: BuildState
+                  ) -> tuple[nx.MultiDiGraph, dict[str, dict[str, int]]]:
+    """The served view of the state's rows (`derive.lean_rows`), streamed from `db` with no
+    `KnowledgeGraph` in between (which held a second copy of every node and edge at the peak), and
+    the stats of what was read: `to_networkx`'s shape without `STORED_PAPER_PROPS` and
+    `STORED_MENTION_PROPS`, which `g.graph["paper_details"]` (`BuildState.paper_details`) reads."""
+    g = nx.MultiDiGraph(abstract_of=state.abstract, paper_details=state.paper_details)
+    labels: dict[str, set[str]] = {}
+    stats = empty_stats()
+    nodes, edges = lean_rows(db)
+    canonical: dict[str, str] = {}
+    for key, label, props in nodes:
+        if label == "Paper":
+            for name in STORED_PAPER_PROPS & props.keys():
+                del props[name]
+        props["__labels__"] = labels.setdefault(label, {label})
+        g.add_node(key, **props)
+        canonical[key] = key
+        stats["nodes"][label] += 1
+    # Memory, again: an edge row names its endpoints with strings of its own (two per edge, ~140
+    # bytes), so the view's adjacency uses the node keys' own objects; and the per-paper edges
+    # (MENTIONS, INTRODUCES, IN_COLLECTION) mostly carry one of a few thousand distinct property
+    # maps (`{count: 1, confidence: 1.0}`), so equal maps are one shared, read-only dict. That is
+    # why they are put into networkx's adjacency directly: `add_edge` copies the map it is given.
+    shared: dict[tuple, dict] = {}
+    succ, pred = g._succ, g._pred
+    for etype, source, target, props in edges:
+        for name in (STORED_MENTION_PROPS if etype == "MENTIONS" else BULKY_EDGE_PROPS) & props.keys():
+            del props[name]
+        stats["edges"][etype] += 1
+        u, v = canonical.get(source, source), canonical.get(target, target)
+        if etype not in _PER_PAPER or u not in succ or v not in succ:
+            props["__labels__"] = labels.setdefault(etype, {etype})
+            g.add_edge(u, v, key=etype, **props)
+            continue
+        try:
+            attrs = shared.setdefault((etype, *props.items()), props)
+        except TypeError:                 # a list value: not shared
+            attrs = props
+        attrs["__labels__"] = labels.setdefault(etype, {etype})
+        keydict = succ[u].get(v)
+        if keydict is None:
+            keydict = succ[u][v] = pred[v][u] = {}
+        keydict[etype] = attrs
+    nx._clear_cache(g)
+    return g, stats
+
+
+# Edge types a paper has one of per entity or collection: their property maps repeat.
+_PER_PAPER = frozenset({"MENTIONS", "INTRODUCES", "IN_COLLECTION"})
 
 
 class EmbeddedStore:
@@ -89,9 +148,8 @@ class EmbeddedStore:
         evidence only in exports. A 1M-abstract store must be served in a few GB."""
         if self._nx is None:
             self._verify()
-            lean = self.state.graph(bulky=False)
-            self._stats = graph_stats(lean)
-            self._nx = to_networkx(lean, abstract_of=self.state.abstract)
+            with self.state.snapshot() as db:
+                self._nx, self._stats = lean_networkx(db, self.state)
         return self._nx
 
     def _verify(self) -> None:

@@ -43,7 +43,7 @@ from paperkg.graph.corpus import (
     text_key,
 )
 from paperkg.graph.derive import SCHEMA as DERIVE_SCHEMA
-from paperkg.graph.derive import Derivation, read_graph
+from paperkg.graph.derive import Derivation, mentions_owner, read_graph
 from paperkg.graph.errors import (
     BadInputError,
     InputNotFoundError,
@@ -64,6 +64,10 @@ DB_FILE = "state.sqlite"
 LEGACY_FILE = "graph.pickle"
 # How often a waiting build retries the write lock (it prints its message once).
 _LOCK_POLL_MS = 200
+# Papers a build derives (and checks for extraction) at a time: a batch's extractions and rows are
+# what it holds in memory (about 1 GB per 50k synthetic papers), and every batch re-reads the
+# aggregates of the entities and relations it touches, so batches are as big as memory allows.
+DERIVE_BATCH = 50_000
 # Page cache of each connection, KiB (SQLite allocates it as pages are read, not up front).
 _CACHE_KIB = 256 * 1024
 # A build verifies the database (`PRAGMA quick_check`, which reads every page) before extracting
@@ -162,6 +166,16 @@ def props_json(props: dict[str, Any]) -> str:
     comparing strings."""
     return json.dumps(props, ensure_ascii=False, sort_keys=True, separators=(",", ":"),
                       allow_nan=False)
+
+
+def extraction_json(extraction: Extraction) -> str:
+    """The `papers.extraction` column of an extraction (its extractor goes in its own column)."""
+    # what `asdict` gives, without its deep copies (a quarter of a 5k build's derivation time)
+    data = {"paper_id": extraction.paper_id, "text": extraction.text,
+            "sentences": extraction.sentences, "aliases": extraction.aliases,
+            "mentions": [vars(m) for m in extraction.mentions],
+            "relations": [vars(r) for r in extraction.relations]}
+    return props_json(data)
 
 
 def rebuild_hint(path: Path) -> str:
@@ -300,6 +314,18 @@ class BuildState:
                                    (node_key("Paper", paper_id),)).fetchone()
         return row[0] if row else None
 
+    def paper_details(self, paper_key: str) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+        """A paper node's props (its abstract aside) and its MENTIONS edges' props by entity key, in
+        the last committed build: what the served view leaves out of memory (`EmbeddedStore`)."""
+        with self.snapshot() as db:
+            row = db.execute("SELECT owner, props FROM nodes WHERE key = ?", (paper_key,)).fetchone()
+            if row is None:
+                return {}, {}
+            mentions = {target: json.loads(props) for target, props in db.execute(
+                "SELECT target, props FROM edges WHERE owner = ? AND type = 'MENTIONS'",
+                (mentions_owner(row[0]),))}
+            return json.loads(row[1]), mentions
+
     def stats(self) -> dict[str, dict[str, int]]:
         """Node and edge counts, kept by every build beside the rows (counting 10 million edge rows
         would cost a build a second or more)."""
@@ -400,22 +426,28 @@ class StateWriter:
         self.dirty.add(key)
         return True
 
-    def to_extract(self, extractor: str) -> list[PaperEntry]:
-        """Papers with no extraction, one made by another extractor, or one of another text (a
-        record with an earlier id brought a differently spaced abstract)."""
+    def to_extract(self, extractor: str) -> list[str]:
+        """Keys (sorted) of the papers with no extraction, one made by another extractor, or one of
+        another text (a record with an earlier id brought a differently spaced abstract). Checked
+        `DERIVE_BATCH` papers at a time: a 1M-paper build must not hold every extraction at once."""
         keys = {k for (k,) in self._db.execute(
             "SELECT key FROM papers WHERE extractor != ?", (extractor,))}     # '' until extracted
-        entries = _load_entries(self._db, keys | self.dirty)
-        return [e for e in entries.values() if e.needs_extraction(extractor)]
+        todo: list[str] = []
+        for chunk in _chunks(sorted(keys | self.dirty), DERIVE_BATCH):
+            entries = _load_entries(self._db, set(chunk))
+            todo += [k for k, e in entries.items() if e.needs_extraction(extractor)]
+        return sorted(todo)
+
+    def entries(self, keys: list[str]) -> Iterator[PaperEntry]:
+        """The papers `keys` name with their records and extraction, in that order, read
+        `DERIVE_BATCH` at a time."""
+        for chunk in _chunks(keys, DERIVE_BATCH):
+            loaded = _load_entries(self._db, set(chunk))
+            yield from (loaded[k] for k in chunk if k in loaded)
 
     def set_extraction(self, key: str, extraction: Extraction) -> None:
-        # what `asdict` gives, without its deep copies (a quarter of a 5k build's derivation time)
-        data = {"paper_id": extraction.paper_id, "text": extraction.text,
-                "sentences": extraction.sentences, "aliases": extraction.aliases,
-                "mentions": [vars(m) for m in extraction.mentions],
-                "relations": [vars(r) for r in extraction.relations]}
         self._db.execute("UPDATE papers SET extractor = ?, extraction = ? WHERE key = ?",
-                         (extraction.extractor, props_json(data), key))
+                         (extraction.extractor, extraction_json(extraction), key))
         self.dirty.add(key)
 
     def remove(self, ids: Iterable[str]) -> list[str]:
@@ -438,16 +470,32 @@ class StateWriter:
         self.dirty -= keys
         return []
 
-    def derive(self, *, full_delta: bool = False, for_target: bool = False) -> GraphDelta:
+    def derive(self, *, full_delta: bool = False, for_target: bool = False,
+               batch: int = DERIVE_BATCH) -> GraphDelta:
         """Re-derive what the papers added, changed or removed in this transaction touch, write the
         graph rows that changed, and return that change (every node and edge when `full_delta`,
         for a target that must be brought in step). `for_target`: the change goes to a store that
         keeps whole edges (Neo4j), so changed relations carry all their per-paper lists; without
-        it their lists are not put together. See `graph/derive.py`."""
-        entries = _load_entries(self._db, self.dirty)
-        delta = Derivation(self._db).run(entries, set(self.removed), full_delta, for_target)
+        it their lists are not put together. See `graph/derive.py`.
+
+        Without a target, more than `batch` changed papers are derived `batch` at a time, each batch
+        an incremental derivation on the rows the previous ones wrote (what building file by file
+        does, inside this one transaction): memory is one batch's extractions and rows, not every
+        paper's, and the change handed back is empty (only the state's own rows are written)."""
+        dirty = sorted(self.dirty)
+        rows_changed = False
+        if full_delta or for_target or len(dirty) <= batch:
+            delta = Derivation(self._db).run(_load_entries(self._db, self.dirty), set(self.removed),
+                                             full_delta, for_target)
+        else:
+            delta = GraphDelta()
+            removed = set(self.removed)
+            for chunk in _chunks(dirty, batch):
+                rows_changed |= bool(Derivation(self._db).run(_load_entries(self._db, set(chunk)), removed,
+                                                              False))
+                removed = set()
         delta.base = self.base
-        self.changed |= bool(delta) or bool(self.dirty) or bool(self.removed)
+        self.changed |= rows_changed or bool(delta) or bool(self.dirty) or bool(self.removed)
         delta.generation = self._new_generation() if self.changed else (self.base or "")
         self.dirty, self.removed = set(), set()
         return delta
@@ -461,6 +509,11 @@ class StateWriter:
         if self.changed:
             self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', ?)",
                              (self._new_generation(),))
+
+
+def _chunks(items: list[str], size: int) -> Iterator[list[str]]:
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
 
 
 def _meta_from_json(text: str) -> RecordMeta:

@@ -588,6 +588,10 @@ def paper(ix: Index, params: dict[str, Any]) -> list[Row]:
             return []
         node = found
     p = ix.props[node]
+    # A view read from a store keeps the per-mention lists and sentence offsets there
+    # (`graph.embedded.lean_networkx`): one paper's are read back here.
+    details = ix.g.graph.get("paper_details")
+    stored, stored_mentions = details(node) if details is not None else ({}, {})
     collections = sorted(str(ix.props[c].get("name")) for c in ix.g.succ[node]
                          if ix.label.get(c) == "Collection")
     introduced = set(ix.introduces_of.get(node, ()))
@@ -599,6 +603,7 @@ def paper(ix: Index, params: dict[str, Any]) -> list[Row]:
             if _label(attrs) != "MENTIONS":
                 continue
             e = ix.props[target]
+            attrs = stored_mentions.get(target, attrs)
             starts = list(attrs.get("starts") or [])
             mentions = [{"sentence": s, "start": a, "end": b, "surface": t} for s, a, b, t in zip(
                 attrs.get("sentences") or [], starts, attrs.get("ends") or [], attrs.get("surfaces") or [],
@@ -611,7 +616,8 @@ def paper(ix: Index, params: dict[str, Any]) -> list[Row]:
     return [{"id": p["id"], "ids": list(p.get("ids") or [p["id"]]), "title": p.get("title"),
              "year": p.get("year"), "authors": list(p.get("authors") or []), "url": p.get("url"),
              "doi": p.get("doi"), "categories": list(p.get("categories") or []),
-             "abstract": _abstract(ix, p), "sentence_starts": list(p.get("sentence_starts") or []),
+             "abstract": _abstract(ix, p),
+             "sentence_starts": list(p.get("sentence_starts") or stored.get("sentence_starts") or []),
              "collections": collections,
              "entities": [row for _, row in entities]}]
 

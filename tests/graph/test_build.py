@@ -140,3 +140,45 @@ def test_query_view_keeps_bulky_text_with_the_store_and_shares_label_sets() -> N
     assert (g.edges["paper:p1", "method:grpo", "MENTIONS"]["__labels__"]
             is g.edges["paper:p2", "method:grpo", "MENTIONS"]["__labels__"])
     assert to_networkx(kg).graph["abstract_of"]("p1") == "We use GRPO."   # default: from the graph
+
+
+def test_view_read_from_a_store_leaves_mention_lists_there_and_shares_equal_edge_maps(tmp_path: Path) -> None:
+    """`EmbeddedStore.networkx`: the same topology and small properties as `to_networkx` of the
+    whole graph, MENTIONS without their per-mention lists and papers without sentence offsets
+    (`paper_details` reads them back), per-paper edges with equal properties one shared map, and
+    edge endpoints the node keys' own string objects."""
+    from paperkg.graph.embedded import STORED_MENTION_PROPS, STORED_PAPER_PROPS, to_networkx
+    from paperkg.queries.embedded_impl import Index, paper
+    from tests.api.conftest import make_corpus
+    from tests.stores import write_corpus
+
+    store = write_corpus(tmp_path, make_corpus())
+    try:
+        lean, full = store.networkx(), to_networkx(store.graph())
+
+        def small(attrs: dict, drop: frozenset[str]) -> dict:
+            return {k: v for k, v in attrs.items() if k not in drop}
+
+        assert list(lean.nodes) == list(full.nodes)
+        assert {n: small(a, STORED_PAPER_PROPS) for n, a in lean.nodes(data=True)} == {
+            n: small(a, STORED_PAPER_PROPS) for n, a in full.nodes(data=True)}
+        relation_lists = frozenset({"papers", "confidences"})
+        lean_edges = {(u, v, k): a for u, v, k, a in lean.edges(keys=True, data=True)}
+        for u, v, k, attrs in full.edges(keys=True, data=True):
+            drop = STORED_MENTION_PROPS if k == "MENTIONS" else relation_lists if k not in (
+                "INTRODUCES", "IN_COLLECTION") else frozenset()
+            assert lean_edges[u, v, k] == small(attrs, drop), (u, v, k)
+        assert len(lean_edges) == full.number_of_edges()
+        mentions = [a for (_, _, k), a in lean_edges.items() if k == "MENTIONS"]
+        assert not STORED_MENTION_PROPS & mentions[0].keys()
+        assert len({id(a) for a in mentions}) < len(mentions)          # equal maps are one object
+        keys = {n: n for n in lean.nodes}
+        assert all(keys[u] is u and keys[v] is v for u, v in lean.edges())
+        lean_index, full_index = Index.build(lean), Index.build(full)
+        for node, attrs in full.nodes(data=True):
+            if attrs["__labels__"] == {"Paper"}:
+                assert paper(lean_index, {"id": attrs["id"]}) == paper(full_index, {"id": attrs["id"]})
+                stored = lean.graph["paper_details"](node)[0]
+                assert stored.get("sentence_starts") == attrs.get("sentence_starts")
+    finally:
+        store.close()

@@ -129,3 +129,26 @@ def test_the_seeds_in_four_builds_with_ten_removed_is_build_graph(
     graph, present = _replay(tmp_path, steps)
     assert len(present) == len(seed_entries) - 10
     _assert_same(graph, build_graph(_corpus(present)))
+
+
+def test_one_build_derived_in_batches_is_build_graph(tmp_path: Path, seed_entries: list[PaperEntry]) -> None:
+    """A big build derives `DERIVE_BATCH` papers at a time inside its one transaction (here 40 at a
+    time, with ten papers of an earlier build removed in the same transaction)."""
+    state = BuildState(tmp_path, create=True)
+    gone = seed_entries[5::25][:10]
+    try:
+        with state.transaction() as tx:
+            for entry in gone:
+                add_entry(tx, entry)
+            tx.derive()
+        with state.transaction() as tx:
+            assert tx.remove([e.ids[0] for e in gone]) == []
+            for entry in seed_entries:
+                if entry not in gone:
+                    add_entry(tx, entry)
+            delta = tx.derive(batch=40)
+        assert not delta and tx.changed
+        graph = state.graph()
+    finally:
+        state.close()
+    _assert_same(graph, build_graph(_corpus([e for e in seed_entries if e not in gone])))
