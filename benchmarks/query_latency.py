@@ -111,29 +111,36 @@ class Universe:
 
 
 def universe_from_store(path: Path) -> Universe:
-    """Entities of an embedded store, read from its build state in this process (then freed)."""
-    from paperkg.graph.embedded import EmbeddedStore
+    """Entities of an embedded store, read from its build state in this process: the lean rows
+    streamed (`derive.lean_rows`), never the whole graph at once (a 1M-abstract store's graph would
+    sit beside the server's)."""
+    from paperkg.graph.derive import lean_rows
+    from paperkg.graph.state import BuildState
 
-    graph = EmbeddedStore(path).graph()
+    state = BuildState(path)
     rels: dict[str, set[tuple[str, str]]] = defaultdict(set)
     mentions: dict[str, int] = defaultdict(int)
-    for edge in graph.edges.values():
-        if edge.type in RELATION_TYPES:
-            rels[edge.source].add((edge.type, "out"))
-            rels[edge.target].add((edge.type, "in"))
-        elif edge.type == "MENTIONS":
-            mentions[edge.source] += 1
     entities, collections, papers = [], [], []
-    for key, node in graph.nodes.items():
-        if node.label in ENTITY_LABELS:
-            entities.append(EntityInfo(node.id, node.label, str(node.props.get("name", node.id)),
-                                       int(node.props.get("paper_count", 0)), frozenset(rels.get(key, ()))))
-        elif node.label == "Collection":
-            collections.append(str(node.props.get("name", node.id)))
-        elif node.label == "Paper":
-            papers.append((node.id, mentions.get(key, 0)))
-    del graph
-    gc.collect()
+    try:
+        with state.snapshot() as db:
+            nodes, edges = lean_rows(db)
+            for etype, source, target, _ in edges:
+                if etype in RELATION_TYPES:
+                    rels[source].add((etype, "out"))
+                    rels[target].add((etype, "in"))
+                elif etype == "MENTIONS":
+                    mentions[source] += 1
+            for key, label, props in nodes:
+                if label in ENTITY_LABELS:
+                    name = str(props.get("name", props["id"]))
+                    entities.append(EntityInfo(props["id"], label, name, int(props.get("paper_count", 0)),
+                                               frozenset(rels.get(key, ()))))
+                elif label == "Collection":
+                    collections.append(str(props.get("name", props["id"])))
+                elif label == "Paper":
+                    papers.append((props["id"], mentions.get(key, 0)))
+    finally:
+        state.close()
     return Universe(entities, sorted(collections), f"embedded store {path}", papers)
 
 
@@ -268,13 +275,14 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _rss_mb(pid: int) -> float | None:
-    """Resident memory of the server: the embedded store holds the whole graph in the process."""
+def _rss_mb(pid: int, field: str = "VmRSS") -> float | None:
+    """Resident memory of the server (`VmHWM`: its peak so far): the embedded store holds the
+    whole graph in the process."""
     try:
         text = Path(f"/proc/{pid}/status").read_text()
     except OSError:
         return None
-    match = re.search(r"^VmRSS:\s+(\d+) kB", text, re.M)
+    match = re.search(rf"^{field}:\s+(\d+) kB", text, re.M)
     return round(int(match.group(1)) / 1024, 1) if match else None
 
 
@@ -678,6 +686,7 @@ def run_backend(backend: Backend, plans: dict[str, list[Variant]], args: argpars
     _log(f"{backend.kind}: starting paperkg serve ({backend.where}); log {log_path}")
     with serve(backend.serve_args, backend.env, log_path, args.health_timeout) as (base, proc, ready_s):
         result["ready_s"] = round(ready_s, 1)
+        result["server_rss_mb_ready"] = _rss_mb(proc.pid)
         with httpx.Client(base_url=base, timeout=args.request_timeout) as client:
             stats = client.get("/stats")
             stats.raise_for_status()
@@ -716,6 +725,7 @@ def run_backend(backend: Backend, plans: dict[str, list[Variant]], args: argpars
                 tp["healthy_after"] = client.get("/health").status_code == 200
             result["throughput"] = tp
         result["server_rss_mb_end"] = _rss_mb(proc.pid)
+        result["server_peak_rss_mb"] = _rss_mb(proc.pid, "VmHWM")
     result["load_avg"]["end"] = _loadavg()
     return result
 
@@ -759,7 +769,9 @@ def render(result: dict[str, Any]) -> str:
         target = run["target_p95_ms"]
         neo = run["backend"] == "neo4j"
         lines += ["", f"== {run['backend']} ({run['where']}), ready in {run['ready_s']} s, "
-                      f"server RSS {run.get('server_rss_mb')} MB",
+                      f"server RSS {run.get('server_rss_mb_ready')} MB at ready, "
+                      f"{run.get('server_rss_mb')} MB after the latency runs, peak "
+                      f"{run.get('server_peak_rss_mb')} MB",
                   _graph_line(run["graph"]),
                   f"load avg: start {run['load_avg']['start']}, after engine "
                   f"{run['load_avg'].get('after_engine', '-')}, after latency "
