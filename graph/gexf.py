@@ -25,8 +25,6 @@ one graph.
 from __future__ import annotations
 
 import logging
-import os
-import secrets
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -49,6 +47,7 @@ from paperkg.graph.graphml import (
     node_confidence,
     node_label,
     node_size,
+    write_document,
 )
 from paperkg.graph.model import ENTITY_LABELS, RELATION_TYPES, KnowledgeGraph, node_key
 
@@ -71,7 +70,6 @@ GEXF_NODE_RESERVED = NODE_RESERVED | {"start", "end", "pid"}
 GEXF_EDGE_RESERVED = EDGE_RESERVED | {"start", "end", "kind"}
 YEAR_MIN, YEAR_MAX = 1, 9999
 _ATTR_ENTITIES = {'"': "&quot;", "\n": "&#10;", "\r": "&#13;", "\t": "&#9;"}
-_FLUSH_EVERY = 2000
 
 
 def _year(value: Any) -> int | None:
@@ -225,31 +223,8 @@ def _chunks(graph: KnowledgeGraph, counts: list[int]) -> Iterator[str]:
     yield "    </edges>\n  </graph>\n</gexf>\n"
 
 
-def _write_stream(graph: KnowledgeGraph, stream: BinaryIO) -> tuple[int, int]:
-    counts = [0, 0]
-    buffer: list[str] = []
-    for chunk in _chunks(graph, counts):
-        buffer.append(chunk)
-        if len(buffer) >= _FLUSH_EVERY:
-            stream.write("".join(buffer).encode("utf-8"))
-            buffer.clear()
-    stream.write("".join(buffer).encode("utf-8"))
-    return counts[0], counts[1]
-
-
 def write_gexf(graph: KnowledgeGraph, out: BinaryIO | str | Path) -> tuple[int, int]:
     """Write `graph` as dynamic GEXF 1.3 to a binary stream or a path (atomically: temporary file,
     then rename); return (nodes, edges) written. Edges with an end outside the graph are skipped
     with a warning."""
-    if not isinstance(out, str | Path):
-        return _write_stream(graph, out)
-    path = Path(out)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    try:
-        with open(tmp, "xb", buffering=1 << 20) as stream:
-            counts = _write_stream(graph, stream)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return counts
+    return write_document(_chunks, graph, out)

@@ -41,7 +41,7 @@ import numbers
 import os
 import re
 import secrets
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -428,16 +428,39 @@ def _chunks(graph: KnowledgeGraph, counts: list[int]) -> Iterator[str]:
     yield "  </graph>\n</graphml>\n"
 
 
-def _write_stream(graph: KnowledgeGraph, stream: BinaryIO) -> tuple[int, int]:
+Chunks = Callable[[KnowledgeGraph, list[int]], Iterator[str]]
+
+
+def _write_stream(chunks: Chunks, graph: KnowledgeGraph, stream: BinaryIO) -> tuple[int, int]:
     counts = [0, 0]
     buffer: list[str] = []
-    for chunk in _chunks(graph, counts):
+    for chunk in chunks(graph, counts):
         buffer.append(chunk)
         if len(buffer) >= _FLUSH_EVERY:
             stream.write("".join(buffer).encode("utf-8"))
             buffer.clear()
     stream.write("".join(buffer).encode("utf-8"))
     return counts[0], counts[1]
+
+
+def write_document(chunks: Chunks, graph: KnowledgeGraph, out: BinaryIO | str | Path) -> tuple[int, int]:
+    """Write the text `chunks(graph, counts)` yields (filling counts with nodes and edges written) to
+    a binary stream or a path; shared by the GraphML and GEXF writers so both stream in bounded
+    memory and replace a file atomically: a path is written to a temporary file in the same
+    directory, then renamed, so a reader never sees half a file."""
+    if not isinstance(out, str | Path):
+        return _write_stream(chunks, graph, out)
+    path = Path(out)
+    # Not mkstemp: its 0600 mode would survive the rename; "x" mode respects the umask.
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        with open(tmp, "xb", buffering=1 << 20) as stream:
+            counts = _write_stream(chunks, graph, stream)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return counts
 
 
 def write_graphml(graph: KnowledgeGraph, out: BinaryIO | str | Path) -> tuple[int, int]:
@@ -447,16 +470,4 @@ def write_graphml(graph: KnowledgeGraph, out: BinaryIO | str | Path) -> tuple[in
     ends are not nodes of the graph are skipped with a warning, so the file never names an undeclared
     node.
     """
-    if not isinstance(out, str | Path):
-        return _write_stream(graph, out)
-    path = Path(out)
-    # Not mkstemp: its 0600 mode would survive the rename; "x" mode respects the umask.
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    try:
-        with open(tmp, "xb", buffering=1 << 20) as stream:
-            counts = _write_stream(graph, stream)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return counts
+    return write_document(_chunks, graph, out)

@@ -7,12 +7,8 @@ lifespan, real sockets and chunked transfer — so one test goes through all of 
 from __future__ import annotations
 
 import io
-import os
 import signal
-import socket
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,49 +16,16 @@ import httpx
 import networkx as nx
 import pytest
 
+from tests.live import serve
+
 PROBLEM = "application/problem+json"
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture
 def server(small_store_path: Path, tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes], Path]]:
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PAPERKG_")}
     log = tmp_path / "server.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "paperkg.api.cli", "serve", "--store", str(small_store_path),
-             "--host", "127.0.0.1", "--port", str(port)],
-            stdout=out, stderr=subprocess.STDOUT, env=env,
-        )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"paperkg serve exited with {proc.returncode}:\n{log.read_text()}")
-            try:
-                if httpx.get(f"{base}/health", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"paperkg serve did not come up in 60 s:\n{log.read_text()}")
-            time.sleep(0.2)
+    with serve(["--store", str(small_store_path)], log) as (base, proc):
         yield base, proc, log
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGINT)
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=10)
 
 
 def test_live_server(server: tuple[str, subprocess.Popen[bytes], Path]) -> None:

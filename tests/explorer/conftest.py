@@ -9,20 +9,15 @@ uncaught page errors are recorded too. Playwright never downloads a browser here
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import httpx
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, Playwright, Route, sync_playwright
 
-from tests.api.test_live_server import free_port
+from tests import live
 
 CHROMIUM = os.environ.get("PAPERKG_TEST_CHROMIUM", "/usr/bin/chromium")
 
@@ -30,36 +25,8 @@ CHROMIUM = os.environ.get("PAPERKG_TEST_CHROMIUM", "/usr/bin/chromium")
 @contextmanager
 def serve(store: Path, log: Path, **env_extra: str) -> Iterator[str]:
     """`paperkg serve` on `store`, as a user starts it (with `env_extra` set); its base URL."""
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PAPERKG_")} | env_extra
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "paperkg.api.cli", "serve", "--store", str(store),
-             "--host", "127.0.0.1", "--port", str(port)],
-            stdout=out, stderr=subprocess.STDOUT, env=env,
-        )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"paperkg serve exited with {proc.returncode}:\n{log.read_text()}")
-            try:
-                if httpx.get(f"{base}/health", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"paperkg serve did not come up in 60 s:\n{log.read_text()}")
-            time.sleep(0.2)
+    with live.serve(["--store", str(store)], log, env_extra) as (base, _):
         yield base
-    finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 @pytest.fixture(scope="session")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -19,14 +18,9 @@ from click.testing import CliRunner
 from paperkg.api.cli import main
 from paperkg.extract.pipeline import Extractor
 from paperkg.graph.errors import ClusterUnavailableError
+from tests.live import free_port
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "abstracts"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _dask(*args: str) -> subprocess.Popen:
@@ -47,7 +41,7 @@ def _stop(proc: subprocess.Popen) -> None:
 
 @pytest.fixture(scope="module")
 def scheduler() -> Iterator[str]:
-    port = _free_port()
+    port = free_port()
     address = f"tcp://127.0.0.1:{port}"
     sched = _dask("scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard")
     workers = _dask("worker", address, "--nworkers", "2", "--nthreads", "1", "--no-dashboard",
@@ -127,6 +121,6 @@ def test_a_worker_killed_mid_build_costs_a_retry_not_the_build(scheduler: str) -
 
 
 def test_an_unreachable_scheduler_is_one_clear_error() -> None:
-    address = f"tcp://127.0.0.1:{_free_port()}"
+    address = f"tcp://127.0.0.1:{free_port()}"
     with pytest.raises(ClusterUnavailableError, match="cannot reach the Dask scheduler"):
         list(Extractor(mode="rules", dask=address).extract([("a", "We propose GRPO.")]))

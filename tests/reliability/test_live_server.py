@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -17,13 +16,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests import live
+from tests.live import free_port
+
 CARTESIAN = "MATCH (p:Paper) MATCH (m:Method) MATCH (t:Task) RETURN count(p) AS c"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _rss_mb(pid: int) -> float:
@@ -45,33 +41,11 @@ def _children(pid: int) -> list[int]:
 @contextmanager
 def serve(tmp_path: Path, *args: str, env: dict[str, str] | None = None
           ) -> Iterator[tuple[str, subprocess.Popen[bytes], Path]]:
-    port = _free_port()
-    full = {k: v for k, v in os.environ.items() if not k.startswith("PAPERKG_")}
-    full.update(env or {})
-    log = tmp_path / f"server-{port}.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "paperkg.api.cli", "serve", *args,
-                                 "--host", "127.0.0.1", "--port", str(port)],
-                                stdout=out, stderr=subprocess.STDOUT, env=full)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, log.read_text()
-            try:
-                httpx.get(f"{base}/health", timeout=2)
-                break
-            except httpx.TransportError:
-                assert time.monotonic() < deadline, log.read_text()
-                time.sleep(0.2)
+    """`paperkg serve ARGS` with `env`, up as soon as /health answers at all (these servers may be
+    meant to say 503); its base URL, process and log."""
+    log = tmp_path / f"server-{time.monotonic_ns()}.log"
+    with live.serve(list(args), log, env, until_ok=False) as (base, proc):
         yield base, proc, log
-    finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 @pytest.fixture(scope="module")
@@ -176,7 +150,7 @@ def test_serve_warns_beyond_loopback_without_a_token(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PAPERKG_")}
     for extra, warned in (({}, True), ({"PAPERKG_API_TOKEN": "t0ken-13"}, False)):
         proc = subprocess.Popen([sys.executable, "-m", "paperkg.api.cli", "serve", "--store",
-                                 str(tmp_path / "none"), "--host", "0.0.0.0", "--port", str(_free_port())],
+                                 str(tmp_path / "none"), "--host", "0.0.0.0", "--port", str(free_port())],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                 env={**env, **extra})
         try:
