@@ -83,6 +83,7 @@ from neo4j.graph import Node as NeoNode
 from neo4j.graph import Path as NeoPath
 from neo4j.graph import Relationship as NeoRelationship
 
+from paperkg.graph import neo4j_figures as figures
 from paperkg.graph.cypher_guard import DEFAULT_TIMEOUT, check_params, check_read_only, map_query_error, scan
 from paperkg.graph.errors import (
     BadInputError,
@@ -892,54 +893,166 @@ class Neo4jStore:
 
     def _apply_change(self, session: neo4j.Session, plan: Plan, generation: str) -> None:
         """A delta on the generation it was made from: one transaction when small (readers see the
-        old graph or the new), else marked batches."""
+        old graph or the new), else marked batches. The figures change by what the delta changed
+        (`_figure_update`), not computed again."""
         papers = sorted(plan.papers)
-        before_entities, before_collections = self._neighbours(session, papers)
         renamed = self._renamed(session, plan.entities)
-        if renamed:
-            extra = session.execute_read(
-                lambda tx: tx.run(statement("entity_dependents"), ids=renamed).single(strict=True))
-            before_entities |= set(extra["entities"])
-            before_collections |= set(extra["collections"])
+        dependents = self._dependents(session, renamed)
         nodes, edges = self._parts(plan, create=False)
         parts = [*nodes, *edges, *self._deletions(plan)]
 
-        def touched(tx: neo4j.Transaction) -> tuple[list[str], list[str]]:
-            after_entities, after_collections = self._neighbours(tx, papers)
-            return (sorted(before_entities | after_entities | set(renamed) | plan.gone),
-                    sorted(before_collections | after_collections | plan.gone))
-
         if plan.size <= ATOMIC_ROWS:
             def work(tx: neo4j.Transaction) -> None:
+                before = self._links(tx, papers)
                 self._run_parts(tx, parts)
-                entities, collections = touched(tx)
-                self._figures(tx, entities, collections)
+                update = self._figure_update(tx, before, self._links(tx, papers), renamed, dependents,
+                                             plan.gone)
+                self._write_figures(tx, update)
                 self._marker(tx, "meta_complete", generation)
 
             self._write(session, work)
             return
+        before = self._links(session, papers)
         self._write(session, lambda tx: self._marker(tx, "meta_writing", generation))
         for batch in _pack(parts, self.batch_size):
             self._write(session, lambda tx, b=batch: self._run_parts(tx, b))
-        entities, collections = self._write(session, touched)
-        self._figures_batched(session, entities, collections, generation)
+        update = session.execute_read(lambda tx: self._figure_update(
+            tx, before, self._links(tx, papers), renamed, dependents, plan.gone))
+        chunks = list(_split_update(update, FIGURE_BATCH)) or [figures.Update()]
+        for i, chunk in enumerate(chunks):
+            def finish(tx: neo4j.Transaction, chunk: figures.Update = chunk, last: bool = i == len(chunks) - 1
+                       ) -> None:
+                self._write_figures(tx, chunk)
+                if last:
+                    self._marker(tx, "meta_complete", generation)
 
-    def _neighbours(self, runner: Any, papers: list[str]) -> tuple[set[str], set[str]]:
-        """The entities and collections of these papers (through a session or inside a transaction)."""
-        entities: set[str] = set()
-        collections: set[str] = set()
+            self._write(session, finish)
+
+    def _links(self, runner: Any, papers: list[str]) -> dict[str, figures.Links]:
+        """What these papers mention, introduce and belong to (through a session or in a transaction);
+        papers not in the database are left out."""
+        links: dict[str, figures.Links] = {}
         for batch in _batches(papers, self.batch_size):
-            for name, found in (("paper_entities", entities), ("paper_collections", collections)):
-                found.update(runner.run(statement(name), ids=batch).single(strict=True)["ids"])
+            for pid, mentions, introduces, collections in runner.run(
+                    statement("paper_links"), ids=batch).single(strict=True)["rows"]:
+                links[pid] = figures.Links(frozenset(mentions), frozenset(introduces), frozenset(collections))
+        return links
+
+    def _entity_rows(self, runner: Any, ids: Iterable[str]) -> dict[str, tuple[Any, Any, Any]]:
+        """Stored (name, type, paper_count) of these entities (the ones that exist)."""
+        found: dict[str, tuple[Any, Any, Any]] = {}
+        for batch in _batches(sorted(ids), self.batch_size):
+            for eid, name, etype, papers in runner.run(statement("entity_names"), ids=batch).single(
+                    strict=True)["rows"]:
+                found[eid] = (name, etype, papers)
+        return found
+
+    def _renamed(self, session: neo4j.Session, entities: Mapping[str, tuple[Any, Any]]
+                 ) -> dict[str, tuple[str, str]]:
+        """Entities of the delta whose stored name or type differs from the new one, with the stored
+        (name, type) as the figures hold them ('' for a missing one)."""
+        stored = self._entity_rows(session, entities)
+        return {eid: (name or "", etype or "") for eid, (name, etype, _) in stored.items()
+                if entities[eid] != (name, etype)}
+
+    def _dependents(self, session: neo4j.Session, renamed: Mapping[str, tuple[str, str]]
+                    ) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+        """Whose figures show the renamed entities, read before the change: entity -> the renamed
+        entities co-mentioned with it, collection -> the renamed entities its papers introduce."""
+        entities: dict[str, set[str]] = defaultdict(set)
+        collections: dict[str, set[str]] = defaultdict(set)
+        for batch in _batches(sorted(renamed), FIGURE_BATCH):
+            for rid, others, colls in session.run(statement("renamed_dependents"), ids=batch).single(
+                    strict=True)["rows"]:
+                for other in others:
+                    entities[other].add(rid)
+                for coll in colls:
+                    collections[coll].add(rid)
         return entities, collections
 
-    def _renamed(self, session: neo4j.Session, entities: Mapping[str, tuple[Any, Any]]) -> list[str]:
-        """Entities of the delta whose stored name or type differs from the new one."""
-        renamed = []
-        for batch in _batches(sorted(entities), self.batch_size):
-            rows = session.run(statement("entity_names"), ids=batch).single(strict=True)["rows"]
-            renamed += [eid for eid, name, etype in rows if entities[eid] != (name, etype)]
-        return renamed
+    def _figure_update(self, tx: Any, before: Mapping[str, figures.Links], after: Mapping[str, figures.Links],
+                       renamed: Mapping[str, tuple[str, str]],
+                       dependents: tuple[dict[str, set[str]], dict[str, set[str]]],
+                       gone: set[str]) -> figures.Update:
+        """The figure lists the change gives (see graph/neo4j_figures.py), read inside `tx` after the
+        delta's writes: the stored lists of the entities and collections whose inputs changed, the
+        current names of the entries that change, and exact counts where a list's cut needs them."""
+        limit = FIGURE_LIMIT
+        co = figures.co_changes(before, after)
+        pairs = figures.intro_pairs(before, after)
+        dep_entities, dep_collections = dependents
+        entity_ids = (set(co) | set(dep_entities)) - gone
+        collection_ids = ({c for c, _ in pairs} | set(dep_collections)) - gone
+        stored_co: dict[str, list[figures.CoRow]] = {}
+        stored_intro: dict[str, list[figures.IntroRow]] = {}
+        for batch in _batches(sorted(entity_ids | collection_ids), self.batch_size):
+            for fid, *lists in tx.run(statement("figures_read"), ids=batch).single(strict=True)["rows"]:
+                stored_co[fid] = list(zip(*lists[:4], strict=True))
+                stored_intro[fid] = list(zip(*lists[4:], strict=True))
+        wanted = {o for changes in co.values() for o in changes} | set(renamed) | {e for _, e in pairs}
+        wanted |= entity_ids
+        rows = self._entity_rows(tx, wanted)
+        names = {eid: (name or "", etype or "") for eid, (name, etype, _) in rows.items()}
+        update = figures.Update()
+        exact_of: dict[str, tuple[list[figures.CoRow], list[str]]] = {}
+        for eid in sorted(entity_ids):
+            moved = {r: renamed[r] for r in dep_entities.get(eid, ())}
+            merged, exact = figures.merge_co(stored_co.get(eid, []), co.get(eid, {}), names, moved, limit)
+            if merged is None:
+                update.redo_entities.add(eid)
+            elif exact:
+                exact_of[eid] = (merged, exact)
+            elif (new := figures.cut_co(merged, limit)) != stored_co.get(eid, []):
+                update.co[eid] = new
+        counts: dict[tuple[str, str], int] = {}
+        if exact_of:
+            def papers(eid: str) -> int:
+                return int(rows[eid][2] or 0) if eid in rows else 0
+
+            ask = [[eid, o] if papers(eid) <= papers(o) else [o, eid]
+                   for eid, (_, exact) in exact_of.items() for o in exact]
+            for batch in _batches(ask, self.batch_size):
+                for a, b, n in tx.run(statement("co_counts"), pairs=batch).single(strict=True)["rows"]:
+                    counts[(a, b)] = counts[(b, a)] = int(n)
+            for eid, (merged, exact) in exact_of.items():
+                update.co[eid] = figures.finish_co(merged, {o: counts[(eid, o)] for o in exact}, names, limit)
+        counted: dict[str, dict[str, tuple[int, str | None]]] = defaultdict(dict)
+        for batch in _batches(sorted(map(list, pairs)), self.batch_size):
+            result = tx.run(statement("intro_counts"), pairs=batch).single(strict=True)["rows"]
+            for cid, eid, n, first in result:
+                counted[cid][eid] = (int(n), first)
+        for cid in sorted(collection_ids):
+            moved = {r: renamed[r] for r in dep_collections.get(cid, ())}
+            merged_intro = figures.merge_intro(stored_intro.get(cid, []), counted.get(cid, {}), names, moved,
+                                               limit)
+            if merged_intro is None:
+                update.redo_collections.add(cid)
+            elif merged_intro != stored_intro.get(cid, []):
+                update.intro[cid] = merged_intro
+        for fid in gone:
+            update.co[fid] = []
+        return update
+
+    def _write_figures(self, tx: neo4j.Transaction, update: figures.Update) -> None:
+        """Write an update's lists (an empty one deletes the figures node), then recompute whole what
+        it could not change in place."""
+        gone = sorted([fid for fid, rows in update.co.items() if not rows]
+                      + [fid for fid, rows in update.intro.items() if not rows])
+        for batch in _batches(gone, self.batch_size):
+            tx.run(statement("figures_delete"), ids=batch).consume()
+        co = [{"of": fid, "ids": [r[0] for r in rows], "names": [r[1] for r in rows],
+               "types": [r[2] for r in rows], "papers": [r[3] for r in rows]}
+              for fid, rows in sorted(update.co.items()) if rows]
+        for batch in _batches(co, FIGURE_BATCH):
+            tx.run(statement("figures_put_co"), rows=batch).consume()
+        intro = [{"of": fid, "ids": [r[0] for r in rows], "names": [r[1] for r in rows],
+                  "types": [r[2] for r in rows], "papers": [r[3] for r in rows],
+                  "firsts": [r[4] for r in rows]}
+                 for fid, rows in sorted(update.intro.items()) if rows]
+        for batch in _batches(intro, FIGURE_BATCH):
+            tx.run(statement("figures_put_intro"), rows=batch).consume()
+        if update.redo_entities or update.redo_collections:
+            self._figures(tx, sorted(update.redo_entities), sorted(update.redo_collections))
 
     def _figures(self, tx: neo4j.Transaction, entities: Sequence[str], collections: Sequence[str]) -> None:
         """Recompute (inside `tx`) the figures of these entities and collections."""
@@ -1310,3 +1423,23 @@ def _pack(parts: list[Part], size: int) -> Iterator[list[Part]]:
 def _batches(rows: Sequence[_T], size: int) -> Iterator[list[_T]]:
     for start in range(0, len(rows), size):
         yield list(rows[start:start + size])
+
+
+def _split_update(update: figures.Update, size: int) -> Iterator[figures.Update]:
+    """An update as pieces of about `size` lists each (a transaction each, for big deltas)."""
+    items: list[tuple[str, str, Any]] = [("co", k, v) for k, v in sorted(update.co.items())]
+    items += [("intro", k, v) for k, v in sorted(update.intro.items())]
+    items += [("redo_e", k, None) for k in sorted(update.redo_entities)]
+    items += [("redo_c", k, None) for k in sorted(update.redo_collections)]
+    for start in range(0, len(items), size):
+        piece = figures.Update()
+        for kind, key, value in items[start:start + size]:
+            if kind == "co":
+                piece.co[key] = value
+            elif kind == "intro":
+                piece.intro[key] = value
+            elif kind == "redo_e":
+                piece.redo_entities.add(key)
+            else:
+                piece.redo_collections.add(key)
+        yield piece

@@ -874,6 +874,49 @@ def test_deltas_give_the_graph_a_full_save_gives(store: Neo4jStore, driver: neo4
     assert_domain_only(driver)
 
 
+FIGURES = "MATCH (f:PaperkgFigures) RETURN f.of AS of, properties(f) AS p ORDER BY f.of"
+
+
+@pytest.mark.parametrize("limit", [2, 1000])
+def test_a_delta_changes_the_figures_into_the_lists_a_full_save_computes(
+        store: Neo4jStore, driver: neo4j.Driver, monkeypatch: pytest.MonkeyPatch, limit: int) -> None:
+    """The figures a delta changes in place (graph/neo4j_figures.py) are, list for list, the ones a
+    full save computes from the whole graph: with lists cut at 2 entries (entries growing past the
+    cut, kept ones shrinking, a rename near it) and with uncut lists."""
+    from paperkg.graph import neo4j_store
+
+    monkeypatch.setattr(neo4j_store, "FIGURE_LIMIT", limit)
+    graphs = _graph_sequence()
+    store.save_graph(graphs[0], generation="g0")
+    for i, (old, new) in enumerate(itertools.pairwise(graphs), start=1):
+        store.apply(delta_between(old, new, f"g{i - 1}", f"g{i}"))
+        changed = [dict(r) for r in driver.execute_query(FIGURES).records]
+        store.save_graph(new, generation=f"g{i}")
+        assert changed == [dict(r) for r in driver.execute_query(FIGURES).records], i
+
+
+def test_a_delta_that_adds_papers_recomputes_no_figure_whole(
+        store: Neo4jStore, driver: neo4j.Driver, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Adding papers changes the stored lists by the difference only: nothing is recomputed from
+    the whole neighbourhood (whose cost grows with the database), even with lists cut at 2."""
+    from paperkg.graph import neo4j_store
+
+    monkeypatch.setattr(neo4j_store, "FIGURE_LIMIT", 2)
+    graphs = _graph_sequence()
+    store.save_graph(graphs[0], generation="g0")
+    recomputed: list[tuple[list[str], list[str]]] = []
+    monkeypatch.setattr(Neo4jStore, "_figures", lambda self, tx, e, c: recomputed.append((e, c)))
+    delta = delta_between(graphs[0], graphs[1], "g0", "g1")
+    assert not delta.deleted_edges and not delta.deleted_nodes
+    store.apply(delta)
+    assert recomputed == []
+    changed = [dict(r) for r in driver.execute_query(FIGURES).records]
+    monkeypatch.undo()
+    monkeypatch.setattr(neo4j_store, "FIGURE_LIMIT", 2)
+    store.save_graph(graphs[1], generation="g1")
+    assert changed == [dict(r) for r in driver.execute_query(FIGURES).records]
+
+
 def test_a_delta_writes_only_what_changed(store: Neo4jStore, driver: neo4j.Driver) -> None:
     """Nodes and relationships the delta does not name are not rewritten (a mark set by hand on
     them survives; `SET n = row.props` would drop it)."""

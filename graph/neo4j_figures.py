@@ -1,0 +1,181 @@
+"""The Neo4j store's precomputed figures kept up to date from a delta, in time that follows the change.
+
+What the figures are (graph/figures_co.cypher, graph/figures_intro.cypher): per entity, the entities
+co-mentioned with it and how many papers mention both, the first `limit` of each type, in the order
+(papers desc, name, id); per collection, the entities its papers introduce, with the number of
+introducing papers and the smallest of their ids, the first `limit` overall in the same order.
+
+Why not recompute them: a change of 100 papers touches the most-mentioned entities, whose figures
+walk every co-mention (90k relationships for the top entity at 100k abstracts), so recomputing made a
+change into a big database cost seven times what it costs into an empty one. Instead the store reads
+what the changed papers mentioned, introduced and belonged to before and after the change (a few
+relationships per paper), and this module turns the difference into new lists:
+
+- a co-mention count changes by the number of changed papers that gained the pair minus those that
+  lost it; an entry already kept gets the difference added;
+- an entity not kept whose count grew enters with its exact count (`counts` asked of the database,
+  from the less mentioned side of the pair): when additions only raise counts, the new first `limit`
+  are among the old kept entries and the grown ones, so merging and cutting is exact;
+- a kept entry that shrank while its type's list was cut at `limit` could let an entry that was not
+  kept overtake it: that entity's (or collection's) figures are recomputed whole (`Update.redo`);
+  so are those showing a renamed entity near a cut. Removals and renames pay that; additions do not.
+
+A list is "cut" when it holds `limit` entries of the type (for collections: `limit` entries): it may
+or may not have had more, and the rules above treat it as if it had.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Links:
+    """What one paper mentions, introduces and belongs to (entity and collection ids)."""
+
+    mentions: frozenset[str] = frozenset()
+    introduces: frozenset[str] = frozenset()
+    collections: frozenset[str] = frozenset()
+
+
+NONE = Links()
+
+# A stored co-mention entry (other id, name, type, papers) and introduction entry (+ first paper).
+CoRow = tuple[str, str, str, int]
+IntroRow = tuple[str, str, str, int, str]
+
+
+@dataclass
+class Update:
+    """What to write: new co-mention lists by entity id and introduction lists by collection id (an
+    empty list: delete the figures node), and what must be recomputed whole instead."""
+
+    co: dict[str, list[CoRow]] = field(default_factory=dict)
+    intro: dict[str, list[IntroRow]] = field(default_factory=dict)
+    redo_entities: set[str] = field(default_factory=set)
+    redo_collections: set[str] = field(default_factory=set)
+
+
+def co_changes(before: Mapping[str, Links], after: Mapping[str, Links]) -> dict[str, Counter[str]]:
+    """Entity -> (other entity -> change in the number of papers mentioning both), nonzero only."""
+    change: dict[str, Counter[str]] = defaultdict(Counter)
+    for paper in set(before) | set(after):
+        old, new = before.get(paper, NONE).mentions, after.get(paper, NONE).mentions
+        if old == new:
+            continue
+        for mentions, sign in ((old, -1), (new, 1)):
+            for entity in mentions:
+                counter = change[entity]
+                for other in mentions:
+                    if other != entity:
+                        counter[other] += sign
+    out = {}
+    for entity, counter in change.items():
+        nonzero = Counter({o: d for o, d in counter.items() if d})
+        if nonzero:
+            out[entity] = nonzero
+    return out
+
+
+def intro_pairs(before: Mapping[str, Links], after: Mapping[str, Links]) -> set[tuple[str, str]]:
+    """(collection, entity) pairs whose introducing papers a changed paper joined or left (their
+    count or their smallest paper id may have changed)."""
+    pairs: set[tuple[str, str]] = set()
+    for paper in set(before) | set(after):
+        old, new = before.get(paper, NONE), after.get(paper, NONE)
+        was = {(c, e) for c in old.collections for e in old.introduces}
+        now = {(c, e) for c in new.collections for e in new.introduces}
+        pairs |= was ^ now
+    return pairs
+
+
+def cut_co(rows: Iterable[CoRow], limit: int) -> list[CoRow]:
+    """Rows in figures_co.cypher's order (papers desc, name, id), the first `limit` of each type."""
+    kept: list[CoRow] = []
+    per_type: Counter[str] = Counter()
+    for row in sorted(rows, key=lambda r: (-r[3], r[1], r[0])):
+        per_type[row[2]] += 1
+        if per_type[row[2]] <= limit:
+            kept.append(row)
+    return kept
+
+
+def cut_intro(rows: Iterable[IntroRow], limit: int) -> list[IntroRow]:
+    """Rows in figures_intro.cypher's order (papers desc, name, id), the first `limit`."""
+    return sorted(rows, key=lambda r: (-r[3], r[1], r[0]))[:limit]
+
+
+def merge_co(stored: list[CoRow], changes: Mapping[str, int], names: Mapping[str, tuple[str, str]],
+             renamed: Mapping[str, tuple[str, str]], limit: int) -> tuple[list[CoRow] | None, list[str]]:
+    """One entity's new co-mention list from its stored one, or None when it must be recomputed.
+
+    `changes`: other -> count change; `names`: current (name, type) of every entity in `changes`
+    and `renamed` that still exists; `renamed`: entity -> its (name, type) before the change, for
+    entities whose name or type changed. Returns (rows with the entries whose exact count is still
+    needed left out, those entities): the caller asks the database and calls `finish_co`."""
+    per_type = Counter(row[2] for row in stored)
+    cut = {etype for etype, n in per_type.items() if n >= limit}
+    rows = {row[0]: row for row in stored}
+    for other, (old_name, old_type) in renamed.items():
+        new_type = names.get(other, (old_name, old_type))[1]
+        if old_type in cut or new_type in cut:
+            return None, []      # a renamed entry near a cut: its place (or an outsider's) unknown
+        if other in rows and other in names:
+            row = rows[other]
+            rows[other] = (other, names[other][0], names[other][1], row[3])
+    exact: list[str] = []
+    for other, change in changes.items():
+        row = rows.get(other)
+        if row is not None:
+            papers = row[3] + change
+            if (change < 0 and row[2] in cut) or papers < 0 or (papers > 0 and other not in names):
+                return None, []
+            if papers == 0:
+                del rows[other]
+            else:
+                rows[other] = (other, names[other][0], names[other][1], papers)
+        elif other in names:
+            name, etype = names[other]
+            if etype in cut:
+                if change > 0:
+                    exact.append(other)      # maybe grown past the cut: its count is needed
+            elif change < 0:
+                return None, []              # a count the list says was 0 shrank: recompute
+            else:
+                rows[other] = (other, name, etype, change)
+    return list(rows.values()), exact
+
+
+def finish_co(rows: list[CoRow], exact: Mapping[str, int], names: Mapping[str, tuple[str, str]],
+              limit: int) -> list[CoRow]:
+    """`merge_co`'s rows with the entries counted exactly, in order and cut."""
+    grown = [(other, names[other][0], names[other][1], papers)
+             for other, papers in exact.items() if papers > 0]
+    return cut_co([*rows, *grown], limit)
+
+
+def merge_intro(stored: list[IntroRow], counted: Mapping[str, tuple[int, str | None]],
+                names: Mapping[str, tuple[str, str]], renamed: Mapping[str, tuple[str, str]],
+                limit: int) -> list[IntroRow] | None:
+    """One collection's new introduction list, or None when it must be recomputed. `counted`: entity
+    -> (introducing papers, smallest paper id) now, exact, for every entity whose introductions in
+    this collection changed."""
+    cut = len(stored) >= limit
+    rows = {row[0]: row for row in stored}
+    for other in renamed:
+        if cut:
+            return None
+        if other in rows and other in names:
+            row = rows[other]
+            rows[other] = (other, names[other][0], names[other][1], row[3], row[4])
+    for other, (papers, first) in counted.items():
+        row = rows.get(other)
+        if row is not None and cut and papers < row[3]:
+            return None
+        if papers == 0 or first is None or other not in names:
+            rows.pop(other, None)
+        else:
+            rows[other] = (other, names[other][0], names[other][1], papers, first)
+    return cut_intro(rows.values(), limit)
