@@ -141,9 +141,12 @@ def _build_target(kwargs: dict[str, Any]) -> tuple[str, GraphStore | None]:
     store_dir = kwargs.pop("store")
     password = neo4j_password(kwargs)
     uri = kwargs.pop("neo4j_uri")
+    replace = kwargs.pop("replace_neo4j_graph", False)
     if not uri:
         return store_dir, None
-    return store_dir, open_store(None, uri, kwargs.pop("neo4j_user"), password, kwargs.pop("neo4j_database"))
+    target = open_store(None, uri, kwargs.pop("neo4j_user"), password, kwargs.pop("neo4j_database"))
+    target.replace_other = replace    # type: ignore[attr-defined]   (open_store with a URI: Neo4jStore)
+    return store_dir, target
 
 
 def _waiting(store_dir: str) -> Callable[[], None]:
@@ -235,6 +238,9 @@ def main() -> None:
 @click.option("--dask", "dask_address", metavar="ADDRESS",
               help="Extract on a Dask cluster: a scheduler address (tcp://HOST:8786), or `local` for "
                    "one worker process per core (needs `pip install paperkg[dask]`).")
+@click.option("--replace-neo4j-graph", is_flag=True,
+              help="With --neo4j: replace a graph another --store directory wrote there (refused "
+                   "otherwise).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @handle_errors
 def build(inputs: tuple[str, ...], mode: str, jobs: int, dask_address: str | None, as_json: bool,
@@ -276,6 +282,9 @@ def build(inputs: tuple[str, ...], mode: str, jobs: int, dask_address: str | Non
 @main.command()
 @click.argument("ids", nargs=-1, required=True)
 @store_options
+@click.option("--replace-neo4j-graph", is_flag=True,
+              help="With --neo4j: replace a graph another --store directory wrote there (refused "
+                   "otherwise).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @handle_errors
 def remove(ids: tuple[str, ...], as_json: bool, **kwargs: Any) -> None:

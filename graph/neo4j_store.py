@@ -292,6 +292,8 @@ class Meta:
     target: str | None = None
     since: int | None = None
     by: str | None = None
+    source: str | None = None
+    source_name: str | None = None
     lease_owner: str | None = None
     lease_holder: str | None = None
     lease_expires: int | None = None
@@ -416,7 +418,7 @@ class Neo4jStore:
                  database: str | None = None, batch_size: int = DEFAULT_BATCH_SIZE, *,
                  connection_timeout: float = CONNECTION_TIMEOUT, query_timeout: float = DEFAULT_TIMEOUT,
                  workers: int = DEFAULT_WORKERS, lease_ttl: float = LEASE_TTL,
-                 on_wait: Callable[[str], None] | None = None) -> None:
+                 on_wait: Callable[[str], None] | None = None, replace_other: bool = False) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
         # Credentials written into the URI are taken out of it (the driver gets them as auth), so
@@ -433,6 +435,9 @@ class Neo4jStore:
         self.workers = max(1, workers)
         self.lease_ttl = lease_ttl
         self.on_wait = on_wait
+        # Whether a full save may replace a graph that another build state (--store) wrote.
+        self.replace_other = replace_other
+        self._source: tuple[str | None, str | None] = (None, None)   # the applying delta's source
         self._driver: neo4j.Driver | None = None
         self._ready = False
         self._lock = threading.Lock()
@@ -786,6 +791,15 @@ class Neo4jStore:
                     f"{', with a save interrupted' if meta.status == 'writing' else ''}; the change "
                     f"is from {delta.base or 'an empty graph'})",
                     "run the build again: it then rewrites the whole graph")
+            if delta.full and not self.replace_other and _other_source(meta, delta):
+                raise UsageError(
+                    f"Neo4j at {self.uri}{f' (database {self.database})' if self.database else ''} holds "
+                    f"the graph of another build state ({meta.source_name or meta.source}), not of this "
+                    f"one ({delta.source_name or delta.source}); this build would replace that graph "
+                    "with its own, and the papers only the other state holds would go",
+                    "build with the --store directory that graph came from, or into another database "
+                    "(--neo4j-database); pass --replace-neo4j-graph to replace it on purpose")
+            self._source = (delta.source, delta.source_name)
             self.ensure_schema()
             with self._errors("saving the graph"), self._session() as session:
                 if delta.full:
@@ -883,7 +897,8 @@ class Neo4jStore:
 
     def _marker(self, tx: neo4j.Transaction, name: str, generation: str) -> None:
         params = {"generation": generation, "owner": self._lease_owner,
-                  "holder": f"{socket.gethostname()} pid {os.getpid()}"}
+                  "holder": f"{socket.gethostname()} pid {os.getpid()}",
+                  "source": self._source[0], "source_name": self._source[1]}
         record = tx.run(statement(name), params).single()
         if name == "meta_complete" and (self._lease_lost or not record or not record["done"]):
             raise StoreUnavailableError(
@@ -1328,6 +1343,12 @@ def _heap_exhaustion() -> Iterator[None]:
             "Neo4j ran out of heap memory answering the query (values built inside an expression, "
             "such as a string grown in reduce(), are not held to db.memory.transaction.max)",
             "return smaller values; the query was not retried") from err
+
+
+def _other_source(meta: Meta, delta: GraphDelta) -> bool:
+    """Whether the database holds a graph another build state wrote (both sides named: a graph
+    saved without a state, by an older paperkg, or imported, may be replaced as before)."""
+    return meta.source is not None and delta.source is not None and meta.source != delta.source
 
 
 def _over_memory(err: BaseException) -> bool:

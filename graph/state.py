@@ -25,6 +25,7 @@ import contextlib
 import errno
 import json
 import shutil
+import socket
 import sqlite3
 import threading
 import uuid
@@ -363,7 +364,7 @@ class BuildState:
                         on_wait()
                     waited = True
             try:
-                writer = StateWriter(self._db)
+                writer = StateWriter(self._db, self.path)
                 yield writer
                 writer.finish()
                 self._db.execute("COMMIT")
@@ -383,12 +384,17 @@ class StateWriter:
     """What a build does inside its transaction: add records, store extractions, remove papers,
     derive the graph and write what changed."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
+    def __init__(self, db: sqlite3.Connection, path: Path | None = None) -> None:
         self._db = db
+        self.source_name = f"{socket.gethostname()}:{path.resolve()}" if path is not None else None
         self.dirty: set[str] = set()          # papers whose records or extraction changed
         self.removed: set[str] = set()        # papers removed by this build
         self.base = self._meta("generation")
         self.changed = False
+        self.source = self._meta("state_id")
+        if self.source is None:      # a new store, or one an older paperkg made: named once
+            self.source = uuid.uuid4().hex
+            self._db.execute("INSERT INTO meta (key, value) VALUES ('state_id', ?)", (self.source,))
 
     def _meta(self, key: str) -> str | None:
         row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
@@ -495,6 +501,7 @@ class StateWriter:
                                                               False))
                 removed = set()
         delta.base = self.base
+        delta.source, delta.source_name = self.source, self.source_name
         self.changed |= rows_changed or bool(delta) or bool(self.dirty) or bool(self.removed)
         delta.generation = self._new_generation() if self.changed else (self.base or "")
         self.dirty, self.removed = set(), set()

@@ -77,6 +77,9 @@ class GraphDelta:
       hold before. When the target's recorded generation is not `base` (first build into this
       database, a save killed half-way, a database written from another state), the build sends a
       `full` delta instead: every node and edge, and the target deletes whatever else it holds.
+    - `source`: the identity of the build state the delta comes from (a random id the store
+      directory keeps), and `source_name` where that is (host and directory), for a target to tell
+      a build of another state from its own out of step (it refuses to replace that graph unless told).
     """
 
     nodes: list[Node] = field(default_factory=list)
@@ -86,6 +89,8 @@ class GraphDelta:
     generation: str = ""
     base: str | None = None
     full: bool = False
+    source: str | None = None
+    source_name: str | None = None
 
     def __bool__(self) -> bool:
         return bool(self.full or self.nodes or self.edges or self.deleted_nodes or self.deleted_edges)
