@@ -22,7 +22,8 @@ Phases, in order (the target database is WIPED: refused unless it is empty or --
 2. the same save again (the database now holds it: MERGE and stale check);
 3. one MERGE per relationship in its own transaction, on a sample (`--sample`), extrapolated;
 4. `--delta K`: the last K papers as a change: applied to the database holding the rest (about N)
-   and, as a first change, to an empty database; seconds for each and their ratio;
+   and, as a first change, to an empty database; seconds for each and their ratio (after one
+   untimed change into an empty database, so both run with the statements already planned);
 5. `--import`: `write_import_dir` and `tests/neo4j/server import` on a second engine (`--import-port`),
    the importer's own time from the engine's log; relationships/s and the ratio online / import.
 
@@ -110,18 +111,31 @@ def hand_graph(papers: int, seed: int = 0) -> tuple[KnowledgeGraph, str]:
     return g, f"hand-made graph of {papers:,} papers"
 
 
-class TimedStore(Neo4jStore):
-    """Neo4jStore that notes when the relationship phase of a full save starts and ends."""
+def engine_cpu(pid: int | None) -> float:
+    """CPU seconds (user + system) the engine process `pid` has used so far (0 without a pid)."""
+    if pid is None:
+        return 0.0
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+
+class TimedStore(Neo4jStore):
+    """Neo4jStore that notes when the node and relationship phases of a full save start and end, with
+    the CPU time of this process (all its threads) and of the engine (`engine_pid`) at each mark."""
+
+    def __init__(self, *args: Any, engine_pid: int | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.engine_pid = engine_pid
         self.marks: dict[str, float] = {}
+        self.cpu: dict[str, tuple[float, float]] = {}
 
     def _concurrently(self, parts: list[Part], found: dict | None = None) -> None:
         phase = "nodes" if found is not None else "relationships"
         self.marks[phase] = time.perf_counter()
+        self.cpu[phase] = (time.process_time(), engine_cpu(self.engine_pid))
         super()._concurrently(parts, found)
         self.marks[f"{phase}_end"] = time.perf_counter()
+        self.cpu[f"{phase}_end"] = (time.process_time(), engine_cpu(self.engine_pid))
 
 
 WIPE_RELATIONSHIPS = "MATCH ()-[r]->() WITH r LIMIT 10000 DELETE r RETURN count(*) AS c"
@@ -219,6 +233,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--import", dest="import_", action="store_true", help="time the bulk importer")
     parser.add_argument("--import-port", type=int, default=int(os.environ.get("NEO4J_IMPORT_PORT", 7714)))
     parser.add_argument("--wipe", action="store_true", help="allow wiping a non-empty database")
+    parser.add_argument("--engine-pid", type=int, metavar="PID",
+                        help="the engine's process (local), to report its CPU per relationship")
     args = parser.parse_args(argv)
 
     if args.store:
@@ -240,7 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start")
 
     store = TimedStore(args.uri, args.user, args.password, args.database, batch_size=args.batch_size,
-                       workers=args.workers)
+                       workers=args.workers, engine_pid=args.engine_pid)
     try:
         store.stats()  # connects, resolves the database; one clear line if the server is not there
         driver = store._connect()
@@ -268,6 +284,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"  relationships  {rels:>10,} in {rel_s:7.2f} s = {online:>10,.0f} relationships/s "
               f"(from {marks['nodes_end'] - started:.2f} s: "
               f"{marks['relationships'] - marks['nodes_end']:.2f} s grouping the rows)")
+        cpu = store.cpu
+        client_us = (cpu["relationships_end"][0] - cpu["relationships"][0]) / rels * 1e6
+        line = f"  relationship phase CPU per relationship: client {client_us:.1f} us"
+        if args.engine_pid:
+            engine_us = (cpu["relationships_end"][1] - cpu["relationships"][1]) / rels * 1e6
+            cores = os.cpu_count() or 1
+            line += (f", engine {engine_us:.1f} us: on {cores} idle cores at most "
+                     f"{cores / (client_us + engine_us) * 1e6:,.0f} relationships/s")
+        print(line)
         print(f"  indexes, figures, marker {total - (marks['relationships_end'] - started):7.2f} s")
         print(f"  whole save     {total:7.2f} s = {rels / total:,.0f} relationships/s end to end")
 
@@ -287,6 +312,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         if args.delta:
             base, change, alone = split_last(graph, args.delta)
+            # Warm-up: the same change into an empty database first, untimed, so that neither timed
+            # change pays for the engine planning its statements (the plan cache keeps them).
+            wipe(driver, db)
+            store.apply(alone)
             wipe(driver, db)
             store.save_graph(base, generation="base")
             started = time.perf_counter()
@@ -299,7 +328,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             rows = len(change.nodes) + len(change.edges)
             print(f"a change of {args.delta} papers ({rows:,} rows): into the database holding "
                   f"{len(base.nodes):,} nodes {big:.2f} s, into an empty one {small:.2f} s "
-                  f"(ratio {big / small:.2f})")
+                  f"(ratio {big / small:.2f}; load average {os.getloadavg()[0]:.1f})")
 
         if args.import_:
             written, imported = import_path(graph, args.import_port)

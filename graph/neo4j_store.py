@@ -36,11 +36,12 @@ Design, and why:
   save.
 - **Precomputed figures.** `cooccurring` and `introduced_in` would otherwise walk every co-mention of
   a popular entity (90k relationships at 100k abstracts) or every introduction of a large collection
-  on each call. After writing, a save recomputes in Neo4j (`figures_co.cypher`,
-  `figures_intro.cypher`) the figures of exactly the entities and collections the delta can have
-  changed (the entities and collections of the papers whose mentions, introductions or collections
-  changed, before and after; those showing a renamed entity) and stores them on `PaperkgFigures`
-  nodes keyed by their id, in the same transaction as the delta when it is one.
+  on each call. A full save computes them in Neo4j (`figures_co.cypher`, `figures_intro.cypher`) and
+  stores them on `PaperkgFigures` nodes keyed by their id. A delta changes the stored lists by the
+  difference it makes (`graph/neo4j_figures.py`: what the changed papers mentioned, introduced and
+  belonged to before and after the write), in the same transaction as the delta when it is one, so
+  its cost follows the change, not the popularity of the entities it touches; only a shrinking entry
+  or a rename near a list's cut recomputes that one list from the graph.
 - **Bounded.** Connection attempts give up after `connection_timeout` (3 s) and reads retry for at
   most `READ_RETRY_TIME`, so a stopped server is answered in seconds; every read runs with a server
   timeout and a client deadline (timeout + `DEADLINE_GRACE`), so a frozen server costs a request its
