@@ -108,83 +108,153 @@ def choose_head(doc: Doc, model: SparseSoftmax | None) -> str | None:
     return cands[int(probs[:, HEAD_LABELS.index("head")].argmax())][0]
 
 
-def relation_pairs(doc: Doc, heads: SparseSoftmax | None = None
-                   ) -> tuple[str | None, list[tuple[str, list[str], list | None]]]:
-    """The head and, for every other entity (named by its long form), its features and the rules'
-    relation to it ([head, TYPE, tail, sentence], or None). `heads` is the learned head chooser."""
+def ranked_heads(doc: Doc, model: SparseSoftmax | None, k: int) -> list[tuple[str, float]]:
+    """The `k` likeliest heads by the learned head chooser, each with its P(head)."""
+    if model is None:
+        return []
+    cands = head_candidates(doc)
+    if not cands:
+        return []
+    probs = model.probabilities([f for _, f in cands])[:, HEAD_LABELS.index("head")]
+    order = sorted(range(len(cands)), key=lambda i: (-probs[i], i))[:k]
+    return [(cands[i][0], float(probs[i])) for i in order]
+
+
+def _between(doc: Doc, a: Span, b: Span) -> list[str]:
+    """The words between two mentions of one sentence (at most three from either end), their distance
+    and order: what a relation between the two is said with (`X outperforms Y`, `X on Y`)."""
+    first, second = (a, b) if a.start <= b.start else (b, a)
+    words = [t.lower_ for t in doc[first.end:second.start]]
+    if len(words) > 6:
+        words = words[:3] + words[-3:]
+    gap = second.start - first.end
+    dist = "0" if gap <= 0 else "1-3" if gap <= 3 else "4-8" if gap <= 8 else "far"
+    order = "tail_first" if b is first else "head_first"
+    return ["bw=" + w for w in words] + ["dist=" + dist, "order=" + order]
+
+
+def relation_pairs(doc: Doc, heads: SparseSoftmax | None = None, k: int = 1, rich: bool = False
+                   ) -> list[tuple[str, str, list[str], list | None]]:
+    """(head, tail, features, the rules' relation [head, TYPE, tail, sentence] or None) for each of the
+    `k` likeliest heads (the learned chooser's; the rules' head without a chooser) and every other
+    entity of the abstract (all named by their long forms). `rich` adds the head's rank and probability
+    and the words between head and tail where they share a sentence (for the model deciding)."""
     mentions: list[Span] = list(doc.spans.get(FINAL, []))
     if not mentions:
-        return None, []
+        return []
     sents, sent_of = sentence_index(doc)
     text = doc_text(doc)
     aliases = doc._.paperkg_aliases or []
     introduced = {text[a:b] for a, b in doc._.paperkg_introduced or []}
-    rules = extract_relations(doc, mentions, introduced, aliases, sents, sent_of, choose_head(doc, heads))
-    if not rules:
-        return None, []
-    head = rules[0][0]
-    rule_rows = {r[2]: r for r in rules}
-    rule_of = {r[2]: r[1] for r in rules}
     canon = alias_map(mentions, aliases, text)
     confidence = doc._.paperkg_confidence or [1.0] * len(mentions)
     by_key: dict[str, list[tuple[Span, float]]] = {}
     for m, c in zip(mentions, confidence, strict=False):
         by_key.setdefault(canon.get(m.text, m.text), []).append((m, c))
-    head_sents = {sent_of[m.start] for m, _ in by_key.get(head, [])}
-    head_sents |= {sent_of[m.start] for short, long in canon.items() if long == head
-                   for m, _ in by_key.get(short, [])}
     intro_keys = {canon.get(t, t) for t in introduced}
     n_sents = len(sents)
+    ranked = ranked_heads(doc, heads, k) or [(None, 1.0)]
     out = []
-    for key, spans in by_key.items():
-        if key == head:
+    for rank, (chosen, p_head) in enumerate(ranked):
+        rules = extract_relations(doc, mentions, introduced, aliases, sents, sent_of, chosen)
+        if not rules:
             continue
-        tt = spans[0][0].label_
-        rule = rule_of.get(key, "none")
-        tail_sents = {sent_of[m.start] for m, _ in spans}
-        shared = head_sents & tail_sents
-        feats = ["bias", "tt=" + tt, "rule=" + rule, f"tt_rule={tt}_{rule}", f"shared={min(len(shared), 2)}",
-                 f"tt_shared={tt}_{bool(shared)}", f"cnt={min(len(spans), 3)}", f"intro={key in intro_keys}",
-                 f"tt_intro={tt}_{key in intro_keys}",
-                 f"conf={min(int(max(c for _, c in spans) * 5), 4)}"]
-        first = min(tail_sents)
-        feats.append("where=" + ("first" if first == 0 else "last" if first == n_sents - 1 else "mid"))
-        for i in sorted(tail_sents):
-            sent_text = sents[i].text
-            tag = "sh" if i in shared else "ot"
-            if COMPARE_RE.search(sent_text):
-                feats.append(f"cmp_{tag}_{tt}")
-            if STRONG_COMPARE_RE.search(sent_text):
-                feats.append(f"scmp_{tag}_{tt}")
-            if USE_RE.search(sent_text):
-                feats.append(f"use_{tag}_{tt}")
-            if WE_RE.search(sent_text):
-                feats.append(f"we_{tag}_{tt}")
-        m0 = spans[0][0]
-        left = [t.lower_ for t in doc[max(sents[sent_of[m0.start]].start, m0.start - 3):m0.start]]
-        feats.extend(f"lw_{tt}={w}" for w in left)
-        feats.append(f"th={m0[-1].lower_}")
-        out.append((key, feats, rule_rows.get(key)))
-    return head, out
+        head = rules[0][0]
+        rule_rows = {r[2]: r for r in rules}
+        head_forms = [m for m, _ in by_key.get(head, [])]
+        head_forms += [m for short, long in canon.items() if long == head and short != head
+                       for m, _ in by_key.get(short, [])]
+        head_sents = {sent_of[m.start] for m in head_forms}
+        ht = head_forms[0].label_ if head_forms else "none"
+        hp = f"hp={min(int(p_head * 5), 4)}"
+        for key, spans in by_key.items():
+            if key == head:
+                continue
+            tt = spans[0][0].label_
+            rule_row = rule_rows.get(key)
+            rule = rule_row[1] if rule_row else "none"
+            tail_sents = {sent_of[m.start] for m, _ in spans}
+            shared = head_sents & tail_sents
+            feats = ["bias", "tt=" + tt, "rule=" + rule, f"tt_rule={tt}_{rule}",
+                     f"shared={min(len(shared), 2)}", f"tt_shared={tt}_{bool(shared)}",
+                     f"cnt={min(len(spans), 3)}", f"intro={key in intro_keys}",
+                     f"tt_intro={tt}_{key in intro_keys}",
+                     f"conf={min(int(max(c for _, c in spans) * 5), 4)}"]
+            if rich:
+                feats += [f"hr={rank}", hp, f"hr_tt={rank}_{tt}", f"{hp}_{tt}", f"ht_tt={ht}_{tt}",
+                          f"hr_rule={rank}_{rule}"]
+            first = min(tail_sents)
+            feats.append("where=" + ("first" if first == 0 else "last" if first == n_sents - 1 else "mid"))
+            for i in sorted(tail_sents):
+                sent_text = sents[i].text
+                tag = "sh" if i in shared else "ot"
+                if COMPARE_RE.search(sent_text):
+                    feats.append(f"cmp_{tag}_{tt}")
+                if STRONG_COMPARE_RE.search(sent_text):
+                    feats.append(f"scmp_{tag}_{tt}")
+                if USE_RE.search(sent_text):
+                    feats.append(f"use_{tag}_{tt}")
+                if WE_RE.search(sent_text):
+                    feats.append(f"we_{tag}_{tt}")
+            m0 = spans[0][0]
+            left = [t.lower_ for t in doc[max(sents[sent_of[m0.start]].start, m0.start - 3):m0.start]]
+            feats.extend(f"lw_{tt}={w}" for w in left)
+            feats.append(f"th={m0[-1].lower_}")
+            if rich and shared:
+                pairs = [(h, m) for h in head_forms for m, _ in spans if sent_of[h.start] == sent_of[m.start]]
+                h, m = min(pairs, key=lambda p: abs(p[0].start - p[1].start))
+                feats.extend(f"{f}_{tt}" for f in _between(doc, h, m))
+            out.append((head, key, list(dict.fromkeys(feats)), rule_row))
+    return out
 
 
 def score_relations(doc: Doc, model: SparseSoftmax, min_probability: float | None = None) -> list[list]:
-    """The rules' relations the model gives at least `min_probability` (raw; default: the model's own
-    `min_probability`, else all), each with the model's calibrated probability of it appended."""
-    _head, pairs = relation_pairs(doc, model.heads)
-    pairs = [p for p in pairs if p[2] is not None]
+    """[head, TYPE, tail, sentence, probability] rows. With `decide` in the model's calibration the model
+    decides over the pairs of its `heads_k` likeliest heads: each pair's likeliest relation, kept at raw
+    probability >= `min_probability`. Otherwise the rules decide: their relations the model gives at least
+    `min_probability` (raw; default: the model's own, else all). The probability appended is calibrated."""
+    cal = model.calibration
+    decide = cal.get("decide")
+    pairs = relation_pairs(doc, model.heads, int(cal.get("heads_k", 1)), bool(decide))
+    if not decide:
+        pairs = [p for p in pairs if p[3] is not None]
     if not pairs:
         return []
     if min_probability is None:
-        min_probability = model.calibration.get("min_probability", 0.0)
-    probs = model.probabilities([f for _, f, _ in pairs])
-    table = model.calibration.get("relation")
+        min_probability = cal.get("min_probability", 0.0)
+    probs = model.probabilities([p[2] for p in pairs])
+    table = cal.get("relation")
+    none = model.labels.index(NONE)
     out = []
-    for (_key, _feats, rule), row in zip(pairs, probs, strict=True):
-        prob = float(row[model.labels.index(rule[1])])
-        if prob >= min_probability:
-            out.append([*rule, round(calibrate(prob, table), 4)])
+    seen: set[tuple[str, str]] = set()
+    top = pairs[0][0]
+    for (head, tail, _feats, rule), row in zip(pairs, probs, strict=True):
+        keep_rule = decide == "union" and rule is not None and head == top
+        if decide and not keep_rule:
+            typed = row.copy()
+            typed[none] = -1.0
+            label = model.labels[int(typed.argmax())]
+            if (head, tail) in seen or (tail, head) in seen:
+                continue
+            sentence = rule[3] if rule is not None else _first_sentence(doc, tail)
+            rel = [head, label, tail, sentence]
+        else:
+            rel = rule
+            label = rule[1]
+        prob = float(row[model.labels.index(label)])
+        if prob >= min_probability or keep_rule:
+            seen.add((head, tail))
+            out.append([*rel, round(calibrate(prob, table), 4)])
     return out
+
+
+def _first_sentence(doc: Doc, key: str) -> int:
+    """The sentence an entity (named by its key) is first named in."""
+    _sents, sent_of = sentence_index(doc)
+    for m in doc.spans.get(FINAL, []):
+        if m.text == key:
+            return sent_of[m.start]
+    return 0
 
 
 class RelationScorer(LearnedWeights):

@@ -42,9 +42,13 @@ class Settings:
     name_threshold: float = 0.1
     rel_epochs: int = 10
     rel_min_probability: float = 0.0
+    rel_decide: str = ""
+    rel_heads: int = 1
+    self_train: int = 0
     lexicon: bool = True
     clusters: bool = True
     heads: bool = True
+    pos: bool = False
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Settings:
@@ -53,15 +57,27 @@ class Settings:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     for f in fields(Settings):
-        if isinstance(f.default, bool):
+        if isinstance(f.default, bool) and f.default:
             parser.add_argument("--no-" + f.name.replace("_", "-"), dest=f.name, action="store_false")
+        elif isinstance(f.default, bool):
+            parser.add_argument("--" + f.name.replace("_", "-"), dest=f.name, action="store_true")
         else:
             parser.add_argument("--" + f.name.replace("_", "-"), type=type(f.default), default=f.default)
 
 
-def unlabelled_features(shared: Path, settings: Settings) -> dict:
-    """What the unlabelled abstracts give the mention scorer: word clusters (`training/clusters.py`)."""
-    return {"clusters": T.word_clusters_of(shared) if settings.clusters else None}
+def unlabelled_features(shared: Path, settings: Settings, lexicon: dict[str, str] | None, nlp=None) -> dict:
+    """What text beyond the gold gives the mention scorer: word clusters of the unlabelled abstracts
+    (`training/clusters.py`), the part-of-speech lexicon of UD English EWT (`training/pos_lexicon.py`),
+    and the unlabelled abstracts themselves for self-training (`settings.self_train` of them)."""
+    from paperkg.extract.training import pos_lexicon
+
+    out = {"clusters": T.word_clusters_of(shared) if settings.clusters else None,
+           "pos": pos_lexicon.build(shared) if settings.pos else None}
+    if settings.self_train:
+        docs = T.unlabelled_docs(shared, settings.self_train, nlp)
+        out["unlabelled"] = T.unlabelled_rows(docs, lexicon, out["clusters"], out["pos"])
+        out["self_train"] = T.SelfTrain()
+    return out
 
 
 def train_models(docs, records: list[dict], settings: Settings, lexicon: dict[str, str] | None,
@@ -71,8 +87,9 @@ def train_models(docs, records: list[dict], settings: Settings, lexicon: dict[st
                        seed=settings.seed, lexicon=lexicon, **(unlabelled or {}))
     T.mark(docs, mentions, settings.threshold, settings.name_threshold)
     relations = T.train_relations(docs, records, epochs=settings.rel_epochs, seed=settings.seed,
-                                  heads=settings.heads)
-    relations.calibration = {"min_probability": settings.rel_min_probability}
+                                  heads=settings.heads, decide=settings.rel_decide,
+                                  heads_k=settings.rel_heads)
+    relations.calibration["min_probability"] = settings.rel_min_probability
     return mentions, relations
 
 
@@ -115,8 +132,8 @@ def train_all(records: list[dict], out_dir: Path, settings: Settings, shared: Pa
     started = time.time()
     out_dir.mkdir(parents=True, exist_ok=True)
     lexicon = T.external_lexicon(shared) if settings.lexicon else None
-    unlabelled = unlabelled_features(shared, settings)
     nlp = T.rule_nlp()
+    unlabelled = unlabelled_features(shared, settings, lexicon, nlp)
     docs = list(nlp.pipe(r["abstract"] for r in records))
     meta: dict = {}
     if calibrate:
@@ -136,6 +153,7 @@ def train_all(records: list[dict], out_dir: Path, settings: Settings, shared: Pa
     meta.update({"trained_on": ["gold/train.jsonl", "gold/arxiv_train.jsonl"], "abstracts": len(records),
                  "mention_features": len(mentions.weights), "relation_features": len(relations.weights),
                  "lexicon_names": len(lexicon or {}), "cluster_words": len(unlabelled["clusters"] or {}),
+                 "pos_words": len(unlabelled["pos"] or {}),
                  "settings": asdict(settings),
                  "seconds": round(time.time() - started, 1)})
     return meta

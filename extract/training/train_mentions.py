@@ -14,6 +14,7 @@ import argparse
 import re
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from spacy.language import Language
@@ -50,9 +51,10 @@ def gold_spans(doc: Doc, record: dict) -> dict[tuple[int, int], str]:
 
 
 def instances(docs: list[Doc], records: list[dict], lexicon,
-              clusters: dict[str, str] | None = None) -> list[tuple[list[str], int]]:
+              clusters: dict[str, str] | None = None,
+              pos: dict[str, str] | None = None) -> list[tuple[list[str], int]]:
     out = []
-    probe = M.SparseSoftmax(LABELS, {}, lexicon=lexicon, clusters=clusters)
+    probe = M.SparseSoftmax(LABELS, {}, lexicon=lexicon, clusters=clusters, pos=pos)
     for doc, rec in zip(docs, records, strict=True):
         gold = gold_spans(doc, rec)
         cands, feats = M.features_of(doc, probe)
@@ -107,10 +109,75 @@ def coverage(docs: list[Doc], records: list[dict]) -> float:
 
 def train(docs: list[Doc], records: list[dict], *, epochs: int = 8, l2: float = 1e-5, lr: float = 0.2,
           seed: int = 13, min_count: int = 1, lexicon: dict[str, str] | None = None,
-          clusters: dict[str, str] | None = None) -> M.SparseSoftmax:
-    weights = sparse.train_softmax(instances(docs, records, lexicon, clusters), len(LABELS),
-                                   epochs=epochs, l2=l2, lr=lr, seed=seed, min_count=min_count)
-    return M.SparseSoftmax(LABELS, weights, lexicon=lexicon, clusters=clusters)
+          clusters: dict[str, str] | None = None, unlabelled: list[list[list[str]]] | None = None,
+          self_train: SelfTrain | None = None, pos: dict[str, str] | None = None) -> M.SparseSoftmax:
+    """The mention scorer; with `unlabelled` (the candidates' features of unlabelled docs,
+    `unlabelled_rows`) and `self_train`, retrained `rounds` times on the gold rows plus the previous
+    model's confident predictions on the unlabelled docs (self-training)."""
+    gold_rows = instances(docs, records, lexicon, clusters, pos)
+    weights = sparse.train_softmax(gold_rows, len(LABELS), epochs=epochs, l2=l2, lr=lr, seed=seed,
+                                   min_count=min_count)
+    model = M.SparseSoftmax(LABELS, weights, lexicon=lexicon, clusters=clusters, pos=pos)
+    if not unlabelled or self_train is None:
+        return model
+    for _round in range(self_train.rounds):
+        pseudo = pseudo_instances(unlabelled, model, self_train, seed)
+        rows = gold_rows + pseudo
+        ex_weights = [1.0] * len(gold_rows) + [self_train.weight] * len(pseudo)
+        weights = sparse.train_softmax(rows, len(LABELS), epochs=epochs, l2=l2, lr=lr, seed=seed,
+                                       min_count=min_count, weights=ex_weights)
+        model = M.SparseSoftmax(LABELS, weights, lexicon=lexicon, clusters=clusters, pos=pos)
+    return model
+
+
+@dataclass
+class SelfTrain:
+    """Self-training settings: rows with P(entity) >= `high` (labelled with the best type) or <= `low`
+    (labelled `O`, a `negatives` share of them kept) join the gold rows with loss weight `weight`."""
+
+    high: float = 0.8
+    low: float = 0.05
+    negatives: float = 0.2
+    weight: float = 0.5
+    rounds: int = 1
+
+
+def pseudo_instances(unlabelled: list[list[list[str]]], model: M.SparseSoftmax, settings: SelfTrain,
+                     seed: int) -> list[tuple[list[str], int]]:
+    """The model's confident predictions over unlabelled docs' candidates as training rows."""
+    import random
+
+    rng = random.Random(seed)
+    none = LABELS.index(M.LABELS_O)
+    out = []
+    for feats in unlabelled:
+        if not feats:
+            continue
+        for f, row in zip(feats, model.probabilities(feats), strict=True):
+            p_entity = 1.0 - float(row[none])
+            if p_entity >= settings.high:
+                typed = row.copy()
+                typed[none] = -1.0
+                out.append((f, int(typed.argmax())))
+            elif p_entity <= settings.low and rng.random() < settings.negatives:
+                out.append((f, none))
+    return out
+
+
+def unlabelled_rows(docs: list[Doc], lexicon: dict[str, str] | None, clusters: dict[str, str] | None,
+                    pos: dict[str, str] | None = None) -> list[list[list[str]]]:
+    """Per unlabelled doc, its candidates' features (computed once, interned: every fold and round
+    reuses them, and thousands of abstracts' features fit in a few hundred MB)."""
+    probe = M.SparseSoftmax(LABELS, {}, lexicon=lexicon, clusters=clusters, pos=pos)
+    return [[[sys.intern(f) for f in feats] for feats in M.features_of(doc, probe)[1]] for doc in docs]
+
+
+def unlabelled_docs(shared: Path, n: int, nlp: Language | None = None) -> list[Doc]:
+    """The first `n` unlabelled arXiv abstracts (`data/arxiv/abstracts.jsonl`) through the rules."""
+    if n <= 0:
+        return []
+    texts = [r["abstract"] for r in data.read_jsonl(shared / "data" / "arxiv" / "abstracts.jsonl")[:n]]
+    return list((nlp or rule_nlp()).pipe(texts))
 
 
 def _norm(text: str) -> str:
@@ -121,7 +188,8 @@ def mark(docs: list[Doc], model: M.SparseSoftmax, threshold: float, name_thresho
     """Run the mention scorer and the introduction marker over docs that went through the rules."""
     scorer = M.MentionScorer("paperkg_mentions", threshold=threshold)
     scorer.model = M.SparseSoftmax(model.labels, model.weights, lexicon=model.lexicon,
-                                   calibration={"name_threshold": name_threshold}, clusters=model.clusters)
+                                   calibration={"name_threshold": name_threshold}, clusters=model.clusters,
+                                   pos=model.pos)
     for doc in docs:
         scorer(doc)
         sents, sent_of = sentence_index(doc)
@@ -150,25 +218,29 @@ def train_heads(docs: list[Doc], records: list[dict], *, epochs: int = 10, l2: f
     return M.SparseSoftmax(R.HEAD_LABELS, weights)
 
 
-def relation_instances(docs: list[Doc], records: list[dict],
-                       heads: M.SparseSoftmax | None = None) -> list[tuple[list[str], int]]:
+def relation_instances(docs: list[Doc], records: list[dict], heads: M.SparseSoftmax | None = None,
+                       k: int = 1, rich: bool = False) -> list[tuple[list[str], int]]:
     out = []
     for doc, rec in zip(docs, records, strict=True):
         gold = {(_norm(h), _norm(t)): r for h, r, t in rec.get("relations", [])}
-        head, pairs = R.relation_pairs(doc, heads)
-        for key, feats, _sent in pairs:
+        for head, key, feats, _rule in R.relation_pairs(doc, heads, k, rich):
             label = gold.get((_norm(head), _norm(key)), R.NONE)
             out.append((feats, R.RELATION_LABELS.index(label)))
     return out
 
 
 def train_relations(docs: list[Doc], records: list[dict], *, epochs: int = 10, l2: float = 1e-4,
-                    lr: float = 0.1, seed: int = 13, heads: bool = True) -> M.SparseSoftmax:
-    """The relation scorer, with the head chooser (`heads`) nested in it."""
+                    lr: float = 0.1, seed: int = 13, heads: bool = True, decide: str = "",
+                    heads_k: int = 1) -> M.SparseSoftmax:
+    """The relation scorer, with the head chooser (`heads`) nested in it; `decide`: the model decides
+    the relations over the pairs of the `heads_k` likeliest heads instead of scoring the rules'."""
     chooser = train_heads(docs, records, seed=seed) if heads else None
-    weights = sparse.train_softmax(relation_instances(docs, records, chooser), len(R.RELATION_LABELS),
-                                   epochs=epochs, l2=l2, lr=lr, seed=seed)
-    return M.SparseSoftmax(R.RELATION_LABELS, weights, heads=chooser)
+    rows = relation_instances(docs, records, chooser, heads_k if decide else 1, bool(decide))
+    weights = sparse.train_softmax(rows, len(R.RELATION_LABELS), epochs=epochs, l2=l2, lr=lr, seed=seed)
+    model = M.SparseSoftmax(R.RELATION_LABELS, weights, heads=chooser)
+    if decide:
+        model.calibration = {"decide": decide, "heads_k": heads_k}
+    return model
 
 
 def predict(docs: list[Doc], records: list[dict], heads: M.SparseSoftmax | None = None,
@@ -209,11 +281,23 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--thresholds", default="0.3,0.4,0.5", help="name-source thresholds to compare")
     parser.add_argument("--no-lexicon", action="store_true")
     parser.add_argument("--clusters", action="store_true", help="word-cluster features (clusters.py)")
+    parser.add_argument("--pos", action="store_true", help="part-of-speech lexicon features (pos_lexicon.py)")
     parser.add_argument("--heads", action="store_true", help="learned head chooser (relation_scorer.py)")
     parser.add_argument("--rel-thresholds", default="",
                         help="train the relation scorer too; compare these raw-probability cut-offs")
+    parser.add_argument("--rel-decide", default="", choices=["", "model", "union"],
+                        help="the relation model decides over head x entity pairs (with --rel-thresholds)")
+    parser.add_argument("--rel-heads", type=int, default=1,
+                        help="with --rel-decide: pairs of the k likeliest heads")
     parser.add_argument("--out", default="", help="write the first setting's out-of-fold lines here (JSONL)")
     parser.add_argument("--only", type=int, default=0, help="quick look: run only the first N folds")
+    parser.add_argument("--self-train", type=int, default=0,
+                        help="self-training on the first N unlabelled arXiv abstracts")
+    parser.add_argument("--st-high", type=float, default=0.8)
+    parser.add_argument("--st-low", type=float, default=0.05)
+    parser.add_argument("--st-negatives", type=float, default=0.2)
+    parser.add_argument("--st-weight", type=float, default=0.5)
+    parser.add_argument("--st-rounds", type=int, default=1)
     args = parser.parse_args(argv)
     shared = Path(args.shared)
     scorer = load_scorer(shared)
@@ -225,6 +309,13 @@ def main(argv: list[str] | None = None) -> None:
           f"occurrences {coverage(docs, records):.3f}", file=sys.stderr, flush=True)
     lexicon = None if args.no_lexicon else external_lexicon(shared)
     clusters = word_clusters_of(shared) if args.clusters else None
+    pos = None
+    if args.pos:
+        from paperkg.extract.training import pos_lexicon
+
+        pos = pos_lexicon.build(shared)
+    unlabelled = unlabelled_rows(unlabelled_docs(shared, args.self_train, nlp), lexicon, clusters, pos)
+    self_train = SelfTrain(args.st_high, args.st_low, args.st_negatives, args.st_weight, args.st_rounds)
     thresholds = [(float(m), float(t)) for m in args.threshold.split(",") for t in args.thresholds.split(",")]
     preds: dict = {t: {} for t in thresholds}
     rel_cuts = [float(c) for c in args.rel_thresholds.split(",") if c]
@@ -241,7 +332,7 @@ def main(argv: list[str] | None = None) -> None:
         t0 = time.time()
         model = train([docs[i] for i in rest], [records[i] for i in rest], epochs=args.epochs, l2=args.l2,
                       lr=args.lr, seed=args.seed, min_count=args.min_count, lexicon=lexicon,
-                      clusters=clusters)
+                      clusters=clusters, unlabelled=unlabelled, self_train=self_train, pos=pos)
         held_docs, held_recs = [docs[i] for i in held], [records[i] for i in held]
         heads = relations = None
         if args.heads or rel_cuts:
@@ -249,7 +340,8 @@ def main(argv: list[str] | None = None) -> None:
             mark(rest_docs, model, *thresholds[0])
             if rel_cuts:
                 relations = train_relations(rest_docs, [records[i] for i in rest], seed=args.seed,
-                                            heads=args.heads)
+                                            heads=args.heads, decide=args.rel_decide,
+                                            heads_k=args.rel_heads)
                 heads = relations.heads
             else:
                 heads = train_heads(rest_docs, [records[i] for i in rest], seed=args.seed)

@@ -13,6 +13,7 @@ from paperkg.extract.relation_scorer import (
     RELATION_LABELS,
     choose_head,
     head_candidates,
+    relation_pairs,
     score_relations,
 )
 from paperkg.extract.relations import alias_map
@@ -138,3 +139,32 @@ def test_relation_scorer_cut_off_drops_unlikely_relations() -> None:
     kept = {tuple(r[1:3]) for r in score_relations(doc, model, 0.3)}
     assert ("EVALUATED_ON", "MuJoCo") not in kept
     assert ("EVALUATED_ON", "MuJoCo") in {tuple(r[1:3]) for r in score_relations(doc, model, 0.0)}
+
+
+UNION_TEXT = HEAD_TEXT + " Earlier detectors were scored by BLEU."
+
+
+def test_union_keeps_the_rules_relations_and_adds_the_pairs_the_model_is_sure_of() -> None:
+    doc = build_nlp("rules")(UNION_TEXT)
+    weights = {"rule=none": [-5.0, 0, 0, 0, 0, 5.0], "rule=COMPARED_WITH": [5.0, 0, 0, 0, 0, 0]}
+    union = SparseSoftmax(RELATION_LABELS, weights, calibration={"decide": "union", "heads_k": 1})
+    found = {tuple(r[:3]) for r in score_relations(doc, union)}
+    assert (AMT, "COMPARED_WITH", PPO) in found      # the rules' relation, though the model says none
+    assert (AMT, "MEASURED_BY", "BLEU") in found     # no rule: the model's sure pair
+    assert (AMT, "MEASURED_BY", "BLEU") not in {tuple(r[:3]) for r in score_relations(doc, union, 0.99)}
+    model = SparseSoftmax(RELATION_LABELS, weights, calibration={"decide": "model", "heads_k": 1})
+    decided = {tuple(r[:3]) for r in score_relations(doc, model, 0.5)}
+    assert (AMT, "COMPARED_WITH", PPO) not in decided and (AMT, "MEASURED_BY", "BLEU") in decided
+
+
+def test_pairs_of_the_second_likeliest_head_carry_its_rank() -> None:
+    doc = build_nlp("rules")(UNION_TEXT)
+    chooser = SparseSoftmax(HEAD_LABELS, {"intro=True": [0.0, 2.0]})
+    pairs = relation_pairs(doc, chooser, k=2, rich=True)
+    assert {h for h, *_ in pairs} == {AMT, PPO}
+    assert all(("hr=0" in f) == (h == AMT) for h, _t, f, _r in pairs)
+    # the model says no pair off the second head holds: only the first head's relations remain
+    weights = {"hr=1": [20.0, 0, 0, 0, 0, 0], "rule=none": [-5.0, 0, 0, 5.0, 0, 0]}
+    union = SparseSoftmax(RELATION_LABELS, weights, heads=chooser,
+                          calibration={"decide": "union", "heads_k": 2})
+    assert {r[0] for r in score_relations(doc, union, 0.5)} == {AMT}
