@@ -42,19 +42,16 @@ _DIGIT = re.compile(r"\d")
 class SparseSoftmax:
     """Multinomial logistic regression over sparse binary features (weights: feature -> row).
 
-    `lexicon`, `clusters` and `pos` are the mention scorer's outside name kinds, word classes and
-    part-of-speech lexicon; `heads` is the
+    `lexicon` and `clusters` are the mention scorer's outside name kinds and word classes; `heads` is the
     relation scorer's head chooser, a nested model saved in the same file."""
 
     def __init__(self, labels: list[str], weights: dict[str, list[float]], bias: list[float] | None = None,
                  calibration: dict | None = None, lexicon: dict[str, str] | None = None,
-                 clusters: dict[str, str] | None = None, heads: SparseSoftmax | None = None,
-                 pos: dict[str, str] | None = None) -> None:
+                 clusters: dict[str, str] | None = None, heads: SparseSoftmax | None = None) -> None:
         self.labels = labels
         self.heads = heads
         self.lexicon = lexicon
         self.clusters = clusters
-        self.pos = pos
         self.weights = weights
         self.calibration = calibration or {}
         self._rows = {f: i for i, f in enumerate(weights)}
@@ -70,12 +67,11 @@ class SparseSoftmax:
     def from_dict(cls, data: dict) -> SparseSoftmax:
         heads = cls.from_dict(data["heads"]) if data.get("heads") else None
         return cls(data["labels"], data["weights"], calibration=data.get("calibration"),
-                   lexicon=data.get("lexicon"), clusters=data.get("clusters"), heads=heads,
-                   pos=data.get("pos"))
+                   lexicon=data.get("lexicon"), clusters=data.get("clusters"), heads=heads)
 
     def to_dict(self) -> dict:
         return {"labels": self.labels, "weights": self.weights, "calibration": self.calibration,
-                "lexicon": self.lexicon, "clusters": self.clusters, "pos": self.pos,
+                "lexicon": self.lexicon, "clusters": self.clusters,
                 "heads": self.heads.to_dict() if self.heads is not None else None}
 
     def to_disk(self, path: str | Path) -> None:
@@ -157,8 +153,7 @@ def _shape(word: str) -> str:
 def candidate_features(doc: Doc, start: int, end: int, info: dict, view: TokenView,
                        lexicon: dict[str, str] | None = None,
                        sent_words: set[str] | None = None,
-                       clusters: dict[str, str] | None = None,
-                       pos: dict[str, str] | None = None) -> list[str]:
+                       clusters: dict[str, str] | None = None) -> list[str]:
     feats = span_features(doc, start, end, view)
     surface_low = view.text[view.starts[start]:view.starts[end - 1] + view.lengths[end - 1]].lower()
     feats.append("surf=" + surface_low)
@@ -177,8 +172,6 @@ def candidate_features(doc: Doc, start: int, end: int, info: dict, view: TokenVi
         feats.extend("sent=" + w for w in sent_words)
     if clusters:
         feats.extend(cluster_features(view.lowers, start, end, clusters))
-    if pos:
-        feats.extend(pos_features(view.lowers, start, end, pos))
     feats.append("pos=" + info["pos"])
     surface = view.surface(start, end)
     feats.append(f"rep={min(view.text.count(surface), 3)}")
@@ -227,24 +220,6 @@ def cluster_features(lowers: list[str], start: int, end: int, clusters: dict[str
     return out
 
 
-def pos_of(word: str, pos: dict[str, str]) -> str:
-    """A lower-cased word's tag in the part-of-speech lexicon (`training/pos_lexicon.py`): its own, else
-    its three-letter suffix's, else `X` (names, symbols, numbers)."""
-    return pos.get(word) or (pos.get("~" + word[-3:], "X") if len(word) > 4 and word.isalpha() else "X")
-
-
-def pos_features(lowers: list[str], start: int, end: int, pos: dict[str, str]) -> list[str]:
-    """The tags of the span's first and last word, of its neighbours and the span's tag sequence: a
-    noun phrase starts after a verb or preposition and ends at a noun."""
-    n = len(lowers)
-    tags = [pos_of(lowers[i], pos) for i in range(start, min(end, start + 4))]
-    prev = pos_of(lowers[start - 1], pos) if start > 0 else "<s>"
-    nxt = pos_of(lowers[end], pos) if end < n else "<s>"
-    last = pos_of(lowers[end - 1], pos)
-    return ["uf=" + tags[0], "uh=" + last, "up=" + prev, "un=" + nxt, "useq=" + "_".join(tags),
-            f"uhn={last}_{nxt}", f"upf={prev}_{tags[0]}"]
-
-
 def sentence_cues(doc: Doc, view: TokenView) -> list[set[str]]:
     """Per token: the cue words (`dataset`, `benchmark`, `evaluate`, ...) of its sentence."""
     out: list[set[str]] = []
@@ -266,8 +241,8 @@ def features_of(doc: Doc, model: SparseSoftmax) -> tuple[dict[tuple[int, int], d
     view = TokenView.of(doc)
     cands = candidates(doc, view)
     cues = sentence_cues(doc, view)
-    lexicon, clusters, pos = model.lexicon, model.clusters, model.pos
-    return cands, [candidate_features(doc, s, e, info, view, lexicon, cues[s], clusters, pos)
+    lexicon, clusters = model.lexicon, model.clusters
+    return cands, [candidate_features(doc, s, e, info, view, lexicon, cues[s], clusters)
                    for (s, e), info in cands.items()]
 
 

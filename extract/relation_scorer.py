@@ -1,14 +1,17 @@
-"""Learned relation scorer: for the paper's own method (the head the relation rules choose) and every
-other entity of the abstract, a softmax regression gives the probability of each relation (or none);
-each relation the rules state carries the model's probability of it as its confidence.
+"""Learned relation scorer: for the paper's own method (the head) and every other entity of the abstract, a
+softmax regression gives the probability of each relation (or none).
 
 The rules in `relations.py` hang a relation off the head by the tail's type and a few sentence cues;
 their answer is one feature among others here (the tail's type, whether it shares a sentence with the
-head, comparison / use cues in those sentences, the words just before the tail, how often and where it is
-named, whether it is introduced too, the mention scorer's confidence in it). Trained on gold relations
-over the mentions the pipeline found, so it learns which rule answers to trust. Deciding relations by the
-model's argmax instead of the rules was measured too (5-fold CV) and did not beat the rules, so the rules
-decide and the model scores. Writes `doc._.paperkg_relations` as [head, TYPE, tail, sentence, probability].
+head and the words between them there, comparison / use cues in those sentences, the words just before
+the tail, how often and where it is named, whether it is introduced too, the mention scorer's confidence
+in it). Pairs are formed with the two likeliest heads of the learned head chooser, so relations of a
+second method of the paper (or of the right head when the chooser's first pick is wrong) can be found.
+Trained on gold relations over the mentions the pipeline found. 5-fold CV chose `union`: the rules'
+relations off the first head stay (each with the model's probability of it), and every other pair whose
+likeliest relation the model gives >= `min_probability` is added; letting the model alone decide
+(`model`) or filtering the rules' relations by it did not pay (extract/README.md). Writes
+`doc._.paperkg_relations` as [head, TYPE, tail, sentence, probability].
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from functools import cache
 from pathlib import Path
 
 # Bump when the extractor's output for some text changes (rules, word lists, confidence, resolution).
-EXTRACTOR_VERSION = "6"
+EXTRACTOR_VERSION = "7"
 
 PACKAGE_DIR = Path(__file__).parent
 # learned files `default` mode loads (model/ner is optional and not shipped)

@@ -41,14 +41,13 @@ class Settings:
     threshold: float = 0.45
     name_threshold: float = 0.1
     rel_epochs: int = 10
-    rel_min_probability: float = 0.0
-    rel_decide: str = ""
-    rel_heads: int = 1
-    self_train: int = 0
+    rel_min_probability: float = 0.6
+    rel_decide: str = "union"
+    rel_heads: int = 2
+    self_train: int = 1000
     lexicon: bool = True
     clusters: bool = True
     heads: bool = True
-    pos: bool = False
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Settings:
@@ -66,16 +65,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def unlabelled_features(shared: Path, settings: Settings, lexicon: dict[str, str] | None, nlp=None) -> dict:
-    """What text beyond the gold gives the mention scorer: word clusters of the unlabelled abstracts
-    (`training/clusters.py`), the part-of-speech lexicon of UD English EWT (`training/pos_lexicon.py`),
-    and the unlabelled abstracts themselves for self-training (`settings.self_train` of them)."""
-    from paperkg.extract.training import pos_lexicon
-
-    out = {"clusters": T.word_clusters_of(shared) if settings.clusters else None,
-           "pos": pos_lexicon.build(shared) if settings.pos else None}
+    """What the unlabelled abstracts give the mention scorer: word clusters (`training/clusters.py`) and,
+    for self-training, the candidates' features of the first `settings.self_train` of them."""
+    out = {"clusters": T.word_clusters_of(shared) if settings.clusters else None}
     if settings.self_train:
         docs = T.unlabelled_docs(shared, settings.self_train, nlp)
-        out["unlabelled"] = T.unlabelled_rows(docs, lexicon, out["clusters"], out["pos"])
+        out["unlabelled"] = T.unlabelled_rows(docs, lexicon, out["clusters"])
         out["self_train"] = T.SelfTrain()
     return out
 
@@ -153,7 +148,7 @@ def train_all(records: list[dict], out_dir: Path, settings: Settings, shared: Pa
     meta.update({"trained_on": ["gold/train.jsonl", "gold/arxiv_train.jsonl"], "abstracts": len(records),
                  "mention_features": len(mentions.weights), "relation_features": len(relations.weights),
                  "lexicon_names": len(lexicon or {}), "cluster_words": len(unlabelled["clusters"] or {}),
-                 "pos_words": len(unlabelled["pos"] or {}),
+                 "self_train_abstracts": settings.self_train,
                  "settings": asdict(settings),
                  "seconds": round(time.time() - started, 1)})
     return meta

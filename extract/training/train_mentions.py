@@ -51,10 +51,9 @@ def gold_spans(doc: Doc, record: dict) -> dict[tuple[int, int], str]:
 
 
 def instances(docs: list[Doc], records: list[dict], lexicon,
-              clusters: dict[str, str] | None = None,
-              pos: dict[str, str] | None = None) -> list[tuple[list[str], int]]:
+              clusters: dict[str, str] | None = None) -> list[tuple[list[str], int]]:
     out = []
-    probe = M.SparseSoftmax(LABELS, {}, lexicon=lexicon, clusters=clusters, pos=pos)
+    probe = M.SparseSoftmax(LABELS, {}, lexicon=lexicon, clusters=clusters)
     for doc, rec in zip(docs, records, strict=True):
         gold = gold_spans(doc, rec)
         cands, feats = M.features_of(doc, probe)
@@ -110,14 +109,14 @@ def coverage(docs: list[Doc], records: list[dict]) -> float:
 def train(docs: list[Doc], records: list[dict], *, epochs: int = 8, l2: float = 1e-5, lr: float = 0.2,
           seed: int = 13, min_count: int = 1, lexicon: dict[str, str] | None = None,
           clusters: dict[str, str] | None = None, unlabelled: list[list[list[str]]] | None = None,
-          self_train: SelfTrain | None = None, pos: dict[str, str] | None = None) -> M.SparseSoftmax:
+          self_train: SelfTrain | None = None) -> M.SparseSoftmax:
     """The mention scorer; with `unlabelled` (the candidates' features of unlabelled docs,
     `unlabelled_rows`) and `self_train`, retrained `rounds` times on the gold rows plus the previous
     model's confident predictions on the unlabelled docs (self-training)."""
-    gold_rows = instances(docs, records, lexicon, clusters, pos)
+    gold_rows = instances(docs, records, lexicon, clusters)
     weights = sparse.train_softmax(gold_rows, len(LABELS), epochs=epochs, l2=l2, lr=lr, seed=seed,
                                    min_count=min_count)
-    model = M.SparseSoftmax(LABELS, weights, lexicon=lexicon, clusters=clusters, pos=pos)
+    model = M.SparseSoftmax(LABELS, weights, lexicon=lexicon, clusters=clusters)
     if not unlabelled or self_train is None:
         return model
     for _round in range(self_train.rounds):
@@ -126,7 +125,7 @@ def train(docs: list[Doc], records: list[dict], *, epochs: int = 8, l2: float = 
         ex_weights = [1.0] * len(gold_rows) + [self_train.weight] * len(pseudo)
         weights = sparse.train_softmax(rows, len(LABELS), epochs=epochs, l2=l2, lr=lr, seed=seed,
                                        min_count=min_count, weights=ex_weights)
-        model = M.SparseSoftmax(LABELS, weights, lexicon=lexicon, clusters=clusters, pos=pos)
+        model = M.SparseSoftmax(LABELS, weights, lexicon=lexicon, clusters=clusters)
     return model
 
 
@@ -164,11 +163,11 @@ def pseudo_instances(unlabelled: list[list[list[str]]], model: M.SparseSoftmax, 
     return out
 
 
-def unlabelled_rows(docs: list[Doc], lexicon: dict[str, str] | None, clusters: dict[str, str] | None,
-                    pos: dict[str, str] | None = None) -> list[list[list[str]]]:
+def unlabelled_rows(docs: list[Doc], lexicon: dict[str, str] | None,
+                    clusters: dict[str, str] | None) -> list[list[list[str]]]:
     """Per unlabelled doc, its candidates' features (computed once, interned: every fold and round
     reuses them, and thousands of abstracts' features fit in a few hundred MB)."""
-    probe = M.SparseSoftmax(LABELS, {}, lexicon=lexicon, clusters=clusters, pos=pos)
+    probe = M.SparseSoftmax(LABELS, {}, lexicon=lexicon, clusters=clusters)
     return [[[sys.intern(f) for f in feats] for feats in M.features_of(doc, probe)[1]] for doc in docs]
 
 
@@ -188,8 +187,7 @@ def mark(docs: list[Doc], model: M.SparseSoftmax, threshold: float, name_thresho
     """Run the mention scorer and the introduction marker over docs that went through the rules."""
     scorer = M.MentionScorer("paperkg_mentions", threshold=threshold)
     scorer.model = M.SparseSoftmax(model.labels, model.weights, lexicon=model.lexicon,
-                                   calibration={"name_threshold": name_threshold}, clusters=model.clusters,
-                                   pos=model.pos)
+                                   calibration={"name_threshold": name_threshold}, clusters=model.clusters)
     for doc in docs:
         scorer(doc)
         sents, sent_of = sentence_index(doc)
@@ -281,7 +279,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--thresholds", default="0.3,0.4,0.5", help="name-source thresholds to compare")
     parser.add_argument("--no-lexicon", action="store_true")
     parser.add_argument("--clusters", action="store_true", help="word-cluster features (clusters.py)")
-    parser.add_argument("--pos", action="store_true", help="part-of-speech lexicon features (pos_lexicon.py)")
     parser.add_argument("--heads", action="store_true", help="learned head chooser (relation_scorer.py)")
     parser.add_argument("--rel-thresholds", default="",
                         help="train the relation scorer too; compare these raw-probability cut-offs")
@@ -309,12 +306,7 @@ def main(argv: list[str] | None = None) -> None:
           f"occurrences {coverage(docs, records):.3f}", file=sys.stderr, flush=True)
     lexicon = None if args.no_lexicon else external_lexicon(shared)
     clusters = word_clusters_of(shared) if args.clusters else None
-    pos = None
-    if args.pos:
-        from paperkg.extract.training import pos_lexicon
-
-        pos = pos_lexicon.build(shared)
-    unlabelled = unlabelled_rows(unlabelled_docs(shared, args.self_train, nlp), lexicon, clusters, pos)
+    unlabelled = unlabelled_rows(unlabelled_docs(shared, args.self_train, nlp), lexicon, clusters)
     self_train = SelfTrain(args.st_high, args.st_low, args.st_negatives, args.st_weight, args.st_rounds)
     thresholds = [(float(m), float(t)) for m in args.threshold.split(",") for t in args.thresholds.split(",")]
     preds: dict = {t: {} for t in thresholds}
@@ -332,7 +324,7 @@ def main(argv: list[str] | None = None) -> None:
         t0 = time.time()
         model = train([docs[i] for i in rest], [records[i] for i in rest], epochs=args.epochs, l2=args.l2,
                       lr=args.lr, seed=args.seed, min_count=args.min_count, lexicon=lexicon,
-                      clusters=clusters, unlabelled=unlabelled, self_train=self_train, pos=pos)
+                      clusters=clusters, unlabelled=unlabelled, self_train=self_train)
         held_docs, held_recs = [docs[i] for i in held], [records[i] for i in held]
         heads = relations = None
         if args.heads or rel_cuts:
