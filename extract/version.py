@@ -4,9 +4,10 @@ Stores keep every paper's extraction and a build only extracts papers it has not
 fingerprint, upgrading paperkg (new rules, a retrained model, a larger gazetteer) or switching `--mode`
 would leave old extractions in the graph for ever. The fingerprint is `mode:VERSION:IDENTITY`:
 
-- `EXTRACTOR_VERSION`, bumped by hand whenever a change of code or word lists changes what is extracted
-  from some text; editing a comment, renaming or moving code leaves it alone, so a refactor re-extracts
-  nothing;
+- the mode's entry in `EXTRACTOR_VERSIONS`, bumped by hand whenever a change of code or word lists
+  changes what that mode extracts from some text; editing a comment, renaming or moving code leaves it
+  alone, so a refactor re-extracts nothing, and a change only `default` mode sees (its learned
+  components) leaves every `rules` store as it is;
 - an identity of the shipped data the output depends on: the gazetteer's entries (its comment lines do
   not count) and, in `default` mode, the learned weights (`model/`), so a retrained model re-extracts
   by itself.
@@ -20,8 +21,9 @@ import hashlib
 from functools import cache
 from pathlib import Path
 
-# Bump when the extractor's output for some text changes (rules, word lists, confidence, resolution).
-EXTRACTOR_VERSION = "7"
+# Bump a mode's entry when its output for some text changes (rules, word lists, confidence, resolution,
+# and for `default` its learned components' code).
+EXTRACTOR_VERSIONS = {"rules": "6", "default": "7"}
 
 PACKAGE_DIR = Path(__file__).parent
 # learned files `default` mode loads (model/ner is optional and not shipped)
@@ -52,4 +54,4 @@ def extractor_fingerprint(mode: str) -> str:
         for path in _model_files(PACKAGE_DIR / "model"):
             digest.update(path.relative_to(PACKAGE_DIR).as_posix().encode() + b"\0")
             digest.update(path.read_bytes())
-    return f"{mode}:{EXTRACTOR_VERSION}:{digest.hexdigest()[:12]}"
+    return f"{mode}:{EXTRACTOR_VERSIONS[mode]}:{digest.hexdigest()[:12]}"

@@ -43,8 +43,9 @@ def _build(store_dir: Path, corpus_file: Path, mode: str) -> tuple[EmbeddedStore
 
 def test_fingerprint_names_the_mode_and_version_and_is_stable() -> None:
     fp = extractor_fingerprint("rules")
-    assert fp.startswith(f"rules:{version.EXTRACTOR_VERSION}:") and fp == extractor_fingerprint("rules")
-    assert extractor_fingerprint("default").startswith(f"default:{version.EXTRACTOR_VERSION}:")
+    assert fp.startswith(f"rules:{version.EXTRACTOR_VERSIONS['rules']}:")
+    assert fp == extractor_fingerprint("rules")
+    assert extractor_fingerprint("default").startswith(f"default:{version.EXTRACTOR_VERSIONS['default']}:")
     assert fp != extractor_fingerprint("default")
 
 
@@ -103,16 +104,18 @@ def test_moving_code_or_editing_comments_re_extracts_nothing(
     assert (summary.extracted, summary.reextracted, summary.saved) == (0, 0, False)
 
 
-def test_a_bumped_version_re_extracts_old_extractions(
-        tmp_path: Path, corpus_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(("bumped", "reextracted"), [("rules", 2), ("default", 0)])
+def test_a_bumped_version_re_extracts_that_modes_extractions_only(
+        tmp_path: Path, corpus_file: Path, monkeypatch: pytest.MonkeyPatch, bumped: str, reextracted: int
+) -> None:
     _build(tmp_path / "s", corpus_file, "rules")
-    monkeypatch.setattr(version, "EXTRACTOR_VERSION", version.EXTRACTOR_VERSION + "-next")
+    monkeypatch.setitem(version.EXTRACTOR_VERSIONS, bumped, version.EXTRACTOR_VERSIONS[bumped] + "-next")
     version.extractor_fingerprint.cache_clear()
     try:
         _, summary = _build(tmp_path / "s", corpus_file, "rules")
     finally:
         version.extractor_fingerprint.cache_clear()
-    assert (summary.extracted, summary.reextracted) == (2, 2)
+    assert (summary.extracted, summary.reextracted) == (reextracted, reextracted)
 
 
 def test_a_new_gazetteer_entry_re_extracts_old_extractions(
