@@ -11,7 +11,7 @@ import re
 
 from spacy.tokens import Doc, Span
 
-from paperkg.extract.doc_utils import CANDS, sentence_spans
+from paperkg.extract.doc_utils import CANDS, TokenView, sentence_spans
 from paperkg.extract.lexicon.acronyms import (
     FUNCTION_WORDS,
     LEADING_DROP,
@@ -159,11 +159,12 @@ def find_acronyms(doc: Doc) -> list[tuple[Span, Span]]:
 def find_reverse_acronyms(doc: Doc, taken: set[int]) -> list[tuple[Span, Span]]:
     """`SHORT (Long Form Words)`, e.g. `MARBLE (Multi-Aspect Reward BaLancE)`."""
     pairs = []
-    for tok in doc:
-        if tok.text != "(" or tok.i == 0 or tok.i + 1 in taken:
+    lowers = TokenView.of(doc).lowers          # no spaCy Token object per word just to find the brackets
+    for i in (i for i, word in enumerate(lowers) if word == "("):
+        if i == 0 or i + 1 in taken:
             continue
-        short_tok = doc[tok.i - 1]
-        short = short_tok.text
+        tok = doc[i]
+        short = doc[i - 1].text
         if not is_short_form(short) or sum(c.isupper() for c in short) < 2:
             continue
         close = None

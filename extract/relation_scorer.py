@@ -36,6 +36,19 @@ _INTRO_VERB_RE = re.compile(r"\b(?:propos\w*|introduc\w*|present\w*|develop\w*|d
                             r"nam(?:e|ed)|term\w*)\b", re.I)
 
 
+def sentence_cues(doc: Doc, sents: list[Span]) -> list[tuple[bool, bool, bool, bool, bool]]:
+    """Per sentence: (comparison, strong comparison, use, authors speaking, introducing verb) cue found;
+    searched once per Doc, since every head candidate and every (head, tail) pair asks of the same
+    few sentences."""
+    cached = doc.user_data.get("paperkg_sent_cues")
+    if cached is None or len(cached) != len(sents):
+        texts = [sent.text for sent in sents]
+        cached = [(bool(COMPARE_RE.search(t)), bool(STRONG_COMPARE_RE.search(t)), bool(USE_RE.search(t)),
+                   bool(WE_RE.search(t)), bool(_INTRO_VERB_RE.search(t))) for t in texts]
+        doc.user_data["paperkg_sent_cues"] = cached
+    return cached
+
+
 def head_candidates(doc: Doc) -> list[tuple[str, list[str]]]:
     """Every Method/Model entity of the abstract (named by its long form) with the features of being the
     paper's own method: the rules' pick and rank, introduced, defined with an acronym, how often, where
@@ -44,6 +57,7 @@ def head_candidates(doc: Doc) -> list[tuple[str, list[str]]]:
     if not mentions:
         return []
     sents, sent_of = sentence_index(doc)
+    cues = sentence_cues(doc, sents)
     text = doc_text(doc)
     aliases = doc._.paperkg_aliases or []
     introduced = {text[a:b] for a, b in doc._.paperkg_introduced or []}
@@ -84,14 +98,14 @@ def head_candidates(doc: Doc) -> list[tuple[str, list[str]]]:
         elif key[:1].isupper():
             feats.append("shape=title")
         for i in sent_ids:
-            sent_text = sents[i].text
-            if WE_RE.search(sent_text):
+            cmp, _, _, we, introverb = cues[i]
+            if we:
                 feats.append("we")
-            if _INTRO_VERB_RE.search(sent_text):
+            if introverb:
                 feats.append("introverb")
-                if WE_RE.search(sent_text):
+                if we:
                     feats.append("we_introverb")
-            if COMPARE_RE.search(sent_text):
+            if cmp:
                 feats.append("cmp")
         m0 = forms[0]
         left = max(sents[sent_of[m0.start]].start, m0.start - 2)
@@ -146,6 +160,7 @@ def relation_pairs(doc: Doc, heads: SparseSoftmax | None = None, k: int = 1, ric
     if not mentions:
         return []
     sents, sent_of = sentence_index(doc)
+    cues = sentence_cues(doc, sents)
     text = doc_text(doc)
     aliases = doc._.paperkg_aliases or []
     introduced = {text[a:b] for a, b in doc._.paperkg_introduced or []}
@@ -189,15 +204,15 @@ def relation_pairs(doc: Doc, heads: SparseSoftmax | None = None, k: int = 1, ric
             first = min(tail_sents)
             feats.append("where=" + ("first" if first == 0 else "last" if first == n_sents - 1 else "mid"))
             for i in sorted(tail_sents):
-                sent_text = sents[i].text
+                cmp, scmp, use, we, _ = cues[i]
                 tag = "sh" if i in shared else "ot"
-                if COMPARE_RE.search(sent_text):
+                if cmp:
                     feats.append(f"cmp_{tag}_{tt}")
-                if STRONG_COMPARE_RE.search(sent_text):
+                if scmp:
                     feats.append(f"scmp_{tag}_{tt}")
-                if USE_RE.search(sent_text):
+                if use:
                     feats.append(f"use_{tag}_{tt}")
-                if WE_RE.search(sent_text):
+                if we:
                     feats.append(f"we_{tag}_{tt}")
             m0 = spans[0][0]
             left = [t.lower_ for t in doc[max(sents[sent_of[m0.start]].start, m0.start - 3):m0.start]]
