@@ -242,6 +242,10 @@ class BuildState:
                         if statement.strip():
                             self._db.execute(statement)
                     self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                    # named with the schema, committed before any build writes elsewhere: a first
+                    # build killed after writing Neo4j must find the same name when it runs again
+                    self._db.execute("INSERT INTO meta (key, value) VALUES ('state_id', ?)",
+                                     (uuid.uuid4().hex,))
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
@@ -392,7 +396,7 @@ class StateWriter:
         self.base = self._meta("generation")
         self.changed = False
         self.source = self._meta("state_id")
-        if self.source is None:      # a new store, or one an older paperkg made: named once
+        if self.source is None:      # a store an older paperkg made (new ones are named with the schema)
             self.source = uuid.uuid4().hex
             self._db.execute("INSERT INTO meta (key, value) VALUES ('state_id', ?)", (self.source,))
 

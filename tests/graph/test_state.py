@@ -83,6 +83,24 @@ def test_a_reader_keeps_its_snapshot_while_a_build_writes(tmp_path: Path) -> Non
     state.close()
 
 
+def test_a_new_store_is_named_before_its_first_build_can_fail(tmp_path: Path) -> None:
+    """A Neo4j database records which state wrote it; a first build killed after writing Neo4j rolls
+    its SQLite transaction back, so the name must not be made inside that transaction, else the rerun
+    gets a new name and is refused as 'another build state' (seen in CI: SIGKILL while writing)."""
+    state = BuildState(tmp_path, create=True)
+    with state.snapshot() as db:
+        name = db.execute("SELECT value FROM meta WHERE key = 'state_id'").fetchone()[0]
+    with pytest.raises(RuntimeError), state.transaction() as tx:
+        assert tx.source == name
+        tx.add_record(PaperInput("a", "An abstract about GRPO.", "test", 1))
+        raise RuntimeError("the build dies before committing")
+    state.close()
+    again = BuildState(tmp_path, create=True)
+    with again.transaction() as tx:
+        assert tx.source == name and tx.paper_count == 0
+    again.close()
+
+
 def test_a_second_build_waits_for_the_first(tmp_path: Path) -> None:
     first = BuildState(tmp_path, create=True)
     second = BuildState(tmp_path)
