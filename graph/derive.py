@@ -379,12 +379,17 @@ class Derivation:
         return emit.delta(full, whole)
 
     def _load_extractions(self, papers: Iterable[str]) -> dict[str, Extraction | None]:
-        from paperkg.graph.state import _extraction_from_json
+        from paperkg.graph.state import IN_BATCH, _extraction_from_json
 
-        out: dict[str, Extraction | None] = {}
-        for p in sorted(papers):
-            row = self._one("SELECT extractor, extraction FROM papers WHERE key = ?", (p,))
-            out[p] = _extraction_from_json(*row) if row and row[1] is not None else None
+        wanted = sorted(papers)
+        out: dict[str, Extraction | None] = dict.fromkeys(wanted)
+        for start in range(0, len(wanted), IN_BATCH):
+            chunk = wanted[start:start + IN_BATCH]
+            for key, extractor, extraction in self.db.execute(
+                    "SELECT key, extractor, extraction FROM papers "
+                    f"WHERE key IN ({','.join('?' * len(chunk))})", chunk):
+                if extraction is not None:
+                    out[key] = _extraction_from_json(extractor, extraction)
         return out
 
     def _contrib(self, p: str) -> dict:
@@ -392,9 +397,9 @@ class Derivation:
         return json.loads(row[0]) if row else {}
 
     def _paper_meta(self, papers: Iterable[str]) -> dict[str, tuple[str, int | None]]:
-        from paperkg.graph.state import _load_entries
+        from paperkg.graph.state import _load_records
 
-        return {p: (e.id, paper_year(e)) for p, e in _load_entries(self.db, set(papers)).items()}
+        return {p: (e.id, paper_year(e)) for p, e in _load_records(self.db, list(papers)).items()}
 
     def _update_long_keys(self, candidates: set[str]) -> set[str]:
         """Recompute the representatives of every initials bucket a candidate key is (or was) in;
