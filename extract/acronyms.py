@@ -97,10 +97,12 @@ def initials_long_form(short: str, long_cand: str) -> int | None:
 def find_acronyms(doc: Doc) -> list[tuple[Span, Span]]:
     """(long form span, short form span) pairs for `long form (SHORT)` in each sentence."""
     pairs: list[tuple[Span, Span]] = []
+    lowers = TokenView.of(doc).lowers        # brackets found without a spaCy Token per word
     for sent in sentence_spans(doc):
-        for tok in sent:
-            if tok.text != "(":
+        for i in range(sent.start, sent.end):
+            if lowers[i] != "(":
                 continue
+            tok = doc[i]
             # short form: tokens up to ')' (max 5 tokens) with no spaces inside ideally
             close = None
             for j in range(tok.i + 1, min(tok.i + 8, sent.end)):

@@ -22,7 +22,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from paperkg.extract import factories  # noqa: F401  (registers the components)
-from paperkg.extract.doc_utils import FINAL, doc_text, sentence_spans, token_sentence
+from paperkg.extract.doc_utils import FINAL, doc_text, make_doc, sentence_spans, token_sentence
 from paperkg.extract.tokenizer import customize_tokenizer
 from paperkg.graph.errors import UsageError
 from paperkg.graph.records import Extraction, Mention, RelationMention
@@ -170,7 +170,8 @@ def _init_worker(mode: str, paths: dict[str, str | None]) -> None:
 def run_batch(nlp: Language, batch: list[Piece]) -> list[tuple[Extraction, tuple[str, int, int]]]:
     """Extract one batch of pieces with `nlp.pipe`; the result is plain records, cheap to pickle."""
     out = []
-    for doc, meta in nlp.pipe(batch, as_tuples=True):
+    docs = ((make_doc(nlp, text), meta) for text, meta in batch)
+    for doc, meta in nlp.pipe(docs, as_tuples=True):
         paper_id, offset, n_parts = meta
         text = doc_text(doc) if n_parts > 1 else None
         out.append((doc_to_extraction(doc, paper_id, text, offset), meta))

@@ -42,7 +42,8 @@ def sentence_cues(doc: Doc, sents: list[Span]) -> list[tuple[bool, bool, bool, b
     few sentences."""
     cached = doc.user_data.get("paperkg_sent_cues")
     if cached is None or len(cached) != len(sents):
-        texts = [sent.text for sent in sents]
+        text = doc_text(doc)
+        texts = [text[sent.start_char:sent.end_char] for sent in sents]
         cached = [(bool(COMPARE_RE.search(t)), bool(STRONG_COMPARE_RE.search(t)), bool(USE_RE.search(t)),
                    bool(WE_RE.search(t)), bool(_INTRO_VERB_RE.search(t))) for t in texts]
         doc.user_data["paperkg_sent_cues"] = cached

@@ -145,7 +145,7 @@ def method_relation(spans: list[Span], head_sents: set[int], sents: list[Span], 
     foreign_comparison = False
     for s in spans:
         i = sent_of[s.start]
-        sent_text = sents[i].text
+        sent_text = text[sents[i].start_char:sents[i].end_char]
         left = text[sents[i].start_char:s.start_char]
         strong = STRONG_COMPARE_RE.search(sent_text)
         if COMPARE_RE.search(left) or strong:
