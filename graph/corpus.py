@@ -75,11 +75,6 @@ class PaperEntry:
                 return value
         return None
 
-    def needs_extraction(self, extractor: str) -> bool:
-        """No extraction yet, one of another text, or one made by a different extractor."""
-        ex = self.extraction
-        return ex is None or ex.text != self.abstract or ex.extractor != extractor
-
 
 @dataclass
 class Corpus:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from paperkg.graph.build import entity_props, mention_props, paper_node, paper_year, relation_props
 from paperkg.graph.corpus import PaperEntry
@@ -87,6 +87,18 @@ _SEP = "\t"
 # the relation's `rel_support` rows, one per paper, so adding a paper writes one row and a small
 # edge, not the whole list again. Whole edges are put together when they are read whole.
 RELATION_LISTS = ("papers", "confidences", "evidence")
+
+
+# Keys bound in one `WHERE key IN (...)` (SQLite allows 32,766 parameters since 3.32).
+IN_BATCH = 500
+
+
+def rows_in(db: sqlite3.Connection, sql: str, keys: Sequence[str]) -> Iterator[tuple]:
+    """The rows of `sql`, whose `IN ({})` is bound to `keys` `IN_BATCH` at a time: a 1M-paper build
+    reads its papers in one statement per 500 keys, not one per key."""
+    for start in range(0, len(keys), IN_BATCH):
+        chunk = keys[start:start + IN_BATCH]
+        yield from db.execute(sql.format(",".join("?" * len(chunk))), chunk)
 
 
 def read_graph(db: sqlite3.Connection, *, bulky: bool = True) -> KnowledgeGraph:
@@ -379,17 +391,14 @@ class Derivation:
         return emit.delta(full, whole)
 
     def _load_extractions(self, papers: Iterable[str]) -> dict[str, Extraction | None]:
-        from paperkg.graph.state import IN_BATCH, _extraction_from_json
+        from paperkg.graph.state import _extraction_from_json
 
         wanted = sorted(papers)
         out: dict[str, Extraction | None] = dict.fromkeys(wanted)
-        for start in range(0, len(wanted), IN_BATCH):
-            chunk = wanted[start:start + IN_BATCH]
-            for key, extractor, extraction in self.db.execute(
-                    "SELECT key, extractor, extraction FROM papers "
-                    f"WHERE key IN ({','.join('?' * len(chunk))})", chunk):
-                if extraction is not None:
-                    out[key] = _extraction_from_json(extractor, extraction)
+        for key, extractor, extraction in rows_in(
+                self.db, "SELECT key, extractor, extraction FROM papers WHERE key IN ({})", wanted):
+            if extraction is not None:
+                out[key] = _extraction_from_json(extractor, extraction)
         return out
 
     def _contrib(self, p: str) -> dict:

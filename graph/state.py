@@ -44,7 +44,7 @@ from paperkg.graph.corpus import (
     text_key,
 )
 from paperkg.graph.derive import SCHEMA as DERIVE_SCHEMA
-from paperkg.graph.derive import Derivation, mentions_owner, read_graph
+from paperkg.graph.derive import Derivation, mentions_owner, read_graph, rows_in
 from paperkg.graph.errors import (
     BadInputError,
     InputNotFoundError,
@@ -69,8 +69,6 @@ _LOCK_POLL_MS = 200
 # what it holds in memory (about 1 GB per 50k synthetic papers), and every batch re-reads the
 # aggregates of the entities and relations it touches, so batches are as big as memory allows.
 DERIVE_BATCH = 50_000
-# Keys bound in one `WHERE key IN (...)` (SQLite allows 32,766 parameters since 3.32).
-IN_BATCH = 500
 # Page cache of each connection, KiB (SQLite allocates it as pages are read, not up front).
 _CACHE_KIB = 256 * 1024
 # A build verifies the database (`PRAGMA quick_check`, which reads every page) before extracting
@@ -446,13 +444,11 @@ class StateWriter:
         derivation parses each extraction once, and this check must not parse them all again."""
         todo = {k for (k,) in self._db.execute(
             "SELECT key FROM papers WHERE extractor != ?", (extractor,))}     # '' until extracted
-        for chunk in _chunks(sorted(self.dirty - todo), IN_BATCH):
-            marks = ",".join("?" * len(chunk))
-            texts = dict(self._db.execute(
-                f"SELECT key, json_extract(extraction, '$.text') FROM papers WHERE key IN ({marks})",
-                chunk))
-            records = _load_records(self._db, chunk)
-            todo.update(k for k in chunk if k not in records or texts.get(k) != records[k].abstract)
+        changed = sorted(self.dirty - todo)
+        texts = dict(rows_in(self._db, "SELECT key, json_extract(extraction, '$.text') FROM papers "
+                                       "WHERE key IN ({})", changed))
+        records = _load_records(self._db, changed)
+        todo.update(k for k in changed if k not in records or texts.get(k) != records[k].abstract)
         return sorted(todo)
 
     def entries(self, keys: list[str]) -> Iterator[PaperEntry]:
@@ -547,34 +543,28 @@ def _extraction_from_json(extractor: str, text: str) -> Extraction:
     return extraction_from_dict(data)
 
 
+def _add_records(entries: dict[str, PaperEntry], rows: Iterable[tuple[str, str]]) -> dict[str, PaperEntry]:
+    for paper, meta in rows:
+        entry = entries.setdefault(paper, PaperEntry(key=paper))
+        record = _meta_from_json(meta)
+        entry.records[(record.id, record.collection or "")] = record
+    return entries
+
+
 def _load_records(db: sqlite3.Connection, keys: list[str]) -> dict[str, PaperEntry]:
     """The papers `keys` names with their records only (no extraction), by text key."""
-    entries: dict[str, PaperEntry] = {}
-    for chunk in _chunks(sorted(keys), IN_BATCH):
-        marks = ",".join("?" * len(chunk))
-        for paper, meta in db.execute(f"SELECT paper, meta FROM records WHERE paper IN ({marks})", chunk):
-            entry = entries.setdefault(paper, PaperEntry(key=paper))
-            record = _meta_from_json(meta)
-            entry.records[(record.id, record.collection or "")] = record
-    return entries
+    return _add_records({}, rows_in(db, "SELECT paper, meta FROM records WHERE paper IN ({})", sorted(keys)))
 
 
 def _load_entries(db: sqlite3.Connection, keys: set[str] | None) -> dict[str, PaperEntry]:
     """Papers (all when `keys` is None) with their records and extraction, by text key."""
     if keys is None:
-        entries: dict[str, PaperEntry] = {}
-        for paper, meta in db.execute("SELECT paper, meta FROM records ORDER BY paper"):
-            entry = entries.setdefault(paper, PaperEntry(key=paper))
-            record = _meta_from_json(meta)
-            entry.records[(record.id, record.collection or "")] = record
-        papers: Iterable[tuple[str, str, str | None]] = db.execute(
-            "SELECT key, extractor, extraction FROM papers")
+        entries = _add_records({}, db.execute("SELECT paper, meta FROM records ORDER BY paper"))
+        papers: Iterable[tuple] = db.execute("SELECT key, extractor, extraction FROM papers")
     else:
         wanted = sorted(keys)
         entries = _load_records(db, wanted)
-        papers = (row for chunk in _chunks(wanted, IN_BATCH) for row in db.execute(
-            f"SELECT key, extractor, extraction FROM papers WHERE key IN ({','.join('?' * len(chunk))})",
-            chunk))
+        papers = rows_in(db, "SELECT key, extractor, extraction FROM papers WHERE key IN ({})", wanted)
     for key, extractor, extraction in papers:
         entry = entries.get(key)
         if entry is not None and extraction is not None:
