@@ -126,21 +126,54 @@ def mentions_owner(paper_owner: str) -> str:
     return "m" + paper_owner[1:]
 
 
+# What the served view (`lean_rows`) leaves in the state: no query but `paper` returns an abstract
+# or a paper's sentence offsets (it asks `g.graph["abstract_of"]` / `["paper_details"]`), none
+# returns a relation's evidence sentences (exports read the store), and the per-mention lists of a
+# MENTIONS edge were a third of the view's memory at 100k abstracts.
+BULKY_NODE_PROPS = frozenset({"abstract"})
+BULKY_EDGE_PROPS = frozenset({"evidence"})
+STORED_PAPER_PROPS = frozenset({"sentence_starts"})
+STORED_MENTION_PROPS = frozenset({"sentences", "starts", "ends", "surfaces", "confidences"})
+
+
+def _removing(names: Iterable[str]) -> str:
+    return ", ".join(f"'$.{name}'" for name in sorted(names))
+
+
+# SQLite drops those properties as it reads a row (`json_remove`): parsing whole rows in Python and
+# deleting them afterwards was half of `paperkg serve`'s start on a 100k store.
+_LEAN_NODES = ("SELECT key, label, CASE label WHEN 'Paper' THEN json_remove(props, "
+               f"{_removing(STORED_PAPER_PROPS)}) ELSE props END FROM nodes ORDER BY key")
+_LEAN_EDGES = ("SELECT type, source, target, CASE type WHEN 'MENTIONS' THEN json_remove(props, "
+               f"{_removing(STORED_MENTION_PROPS)}) ELSE json_remove(props, "
+               f"{_removing(BULKY_EDGE_PROPS)}) END FROM edges ORDER BY id")
+# Edge types a paper has one of per entity or collection: once their lists are left out, a few
+# hundred distinct property texts cover a million such edges.
+PER_PAPER_EDGES = frozenset({"MENTIONS", "INTRODUCES", "IN_COLLECTION"})
+
+
 def lean_rows(db: sqlite3.Connection) -> tuple[Iterator[tuple[str, str, dict]],
                                                 Iterator[tuple[str, str, str, dict]]]:
     """The rows of the served view, streamed in `read_graph`'s order: (key, label, small props) of
-    every node, then (type, source, target, small props) of every edge; no abstracts and no
-    per-paper lists of relations. Property names are interned: a 1M-abstract graph has ten million
-    props maps of the same few names, and `json.loads` makes new name strings for each."""
+    every node, then (type, source, target, small props) of every edge; without the properties
+    named above. Property names are interned: a 1M-abstract graph has ten million props maps of
+    the same few names, and `json.loads` makes new name strings for each. The props of per-paper
+    edges with equal text are one parsed dict, which the caller must not change."""
     names: dict[str, str] = {}
+    parsed: dict[str, dict] = {}
 
     def small(text: str) -> dict:
         return {names.setdefault(k, k): v for k, v in json.loads(text).items()}
 
-    nodes = ((key, label, small(props))
-             for key, label, props in db.execute("SELECT key, label, props FROM nodes ORDER BY key"))
-    edges = ((etype, source, target, small(props)) for etype, source, target, props in db.execute(
-        "SELECT type, source, target, props FROM edges ORDER BY id"))
+    def shared(text: str) -> dict:
+        props = parsed.get(text)
+        if props is None:
+            props = parsed[text] = small(text)
+        return props
+
+    nodes = ((key, label, small(props)) for key, label, props in db.execute(_LEAN_NODES))
+    edges = ((etype, source, target, shared(props) if etype in PER_PAPER_EDGES else small(props))
+             for etype, source, target, props in db.execute(_LEAN_EDGES))
     return nodes, edges
 
 

@@ -15,20 +15,15 @@ from pathlib import Path
 
 import networkx as nx
 
-from paperkg.graph.derive import lean_rows
+from paperkg.graph.derive import (
+    BULKY_EDGE_PROPS,
+    BULKY_NODE_PROPS,
+    PER_PAPER_EDGES,
+    lean_rows,
+)
 from paperkg.graph.model import KnowledgeGraph, node_key
 from paperkg.graph.state import DB_FILE, QUICK_CHECK_MAX_BYTES, BuildState
 from paperkg.graph.store import empty_stats, graph_stats
-
-# Bulky text the query view leaves out: no query but `paper` returns an abstract (it asks
-# `g.graph["abstract_of"]`), none returns a relation's evidence sentences (exports read the store).
-BULKY_NODE_PROPS = frozenset({"abstract"})
-BULKY_EDGE_PROPS = frozenset({"evidence"})
-# What the view read from a store (`lean_networkx`) also leaves there: the per-mention lists of a
-# MENTIONS edge and a paper's sentence offsets, which only the `paper` query returns (it asks
-# `g.graph["paper_details"]`). They were a third of the view's memory at 100k abstracts.
-STORED_PAPER_PROPS = frozenset({"sentence_starts"})
-STORED_MENTION_PROPS = frozenset({"sentences", "starts", "ends", "surfaces", "confidences"})
 
 
 def to_networkx(graph: KnowledgeGraph,
@@ -63,7 +58,7 @@ def lean_networkx(db: sqlite3.Connection, state: BuildState
                   ) -> tuple[nx.MultiDiGraph, dict[str, dict[str, int]]]:
     """The served view of the state's rows (`derive.lean_rows`), streamed from `db` with no
     `KnowledgeGraph` in between (which held a second copy of every node and edge at the peak), and
-    the stats of what was read: `to_networkx`'s shape without `STORED_PAPER_PROPS` and
+    the stats of what was read: `to_networkx`'s shape without `derive.STORED_PAPER_PROPS` and
     `STORED_MENTION_PROPS`, which `g.graph["paper_details"]` (`BuildState.paper_details`) reads."""
     g = nx.MultiDiGraph(abstract_of=state.abstract, paper_details=state.paper_details)
     labels: dict[str, set[str]] = {}
@@ -71,9 +66,6 @@ def lean_networkx(db: sqlite3.Connection, state: BuildState
     nodes, edges = lean_rows(db)
     canonical: dict[str, str] = {}
     for key, label, props in nodes:
-        if label == "Paper":
-            for name in STORED_PAPER_PROPS & props.keys():
-                del props[name]
         props["__labels__"] = labels.setdefault(label, {label})
         g.add_node(key, **props)
         canonical[key] = key
@@ -83,22 +75,17 @@ def lean_networkx(db: sqlite3.Connection, state: BuildState
     # (MENTIONS, INTRODUCES, IN_COLLECTION) mostly carry one of a few thousand distinct property
     # maps (`{count: 1, confidence: 1.0}`), so equal maps are one shared, read-only dict. That is
     # why they are put into networkx's adjacency directly: `add_edge` copies the map it is given.
-    shared: dict[tuple, dict] = {}
+    shared: dict[tuple[str, int], dict] = {}
     succ, pred = g._succ, g._pred
     for etype, source, target, props in edges:
-        for name in (STORED_MENTION_PROPS if etype == "MENTIONS" else BULKY_EDGE_PROPS) & props.keys():
-            del props[name]
         stats["edges"][etype] += 1
         u, v = canonical.get(source, source), canonical.get(target, target)
-        if etype not in _PER_PAPER or u not in succ or v not in succ:
-            props["__labels__"] = labels.setdefault(etype, {etype})
-            g.add_edge(u, v, key=etype, **props)
+        if etype not in PER_PAPER_EDGES or u not in succ or v not in succ:
+            g.add_edge(u, v, key=etype, **props, __labels__=labels.setdefault(etype, {etype}))
             continue
-        try:
-            attrs = shared.setdefault((etype, *props.items()), props)
-        except TypeError:                 # a list value: not shared
-            attrs = props
-        attrs["__labels__"] = labels.setdefault(etype, {etype})
+        attrs = shared.get((etype, id(props)))          # lean_rows: equal texts, one dict
+        if attrs is None:
+            attrs = shared[etype, id(props)] = {**props, "__labels__": labels.setdefault(etype, {etype})}
         keydict = succ[u].get(v)
         if keydict is None:
             keydict = succ[u][v] = pred[v][u] = {}
@@ -107,8 +94,10 @@ def lean_networkx(db: sqlite3.Connection, state: BuildState
     return g, stats
 
 
-# Edge types a paper has one of per entity or collection: their property maps repeat.
-_PER_PAPER = frozenset({"MENTIONS", "INTRODUCES", "IN_COLLECTION"})
+# The tables the served view and its lookups read (`lean_rows`, `BuildState.paper_details`,
+# `abstract`, `stats`, `generation`): a store too big to check whole on open has these checked
+# when `networkx` loads them; the papers' extractions and the aggregates are for builds.
+VIEW_TABLES = ("nodes", "edges", "meta", "counts")
 
 
 class EmbeddedStore:
@@ -117,8 +106,8 @@ class EmbeddedStore:
     def __init__(self, path: Path, *, create: bool = False) -> None:
         self.path = Path(path)
         self.state = BuildState(self.path, create=create)
-        # Integrity is checked on open where that is cheap, else when the graph is loaded (which
-        # reads the whole database anyway): `BuildState.verify`, `QUICK_CHECK_MAX_BYTES`.
+        # Integrity is checked on open where that is cheap, else the view's tables when the graph
+        # is loaded (which reads them whole anyway): `BuildState.verify`, `QUICK_CHECK_MAX_BYTES`.
         self._verified = False
         if self.state.size() <= QUICK_CHECK_MAX_BYTES:
             self._verify()
@@ -147,14 +136,14 @@ class EmbeddedStore:
         abstracts fetched from SQLite when a query returns one (`g.graph["abstract_of"]`), relation
         evidence only in exports. A 1M-abstract store must be served in a few GB."""
         if self._nx is None:
-            self._verify()
+            self._verify(VIEW_TABLES)
             with self.state.snapshot() as db:
                 self._nx, self._stats = lean_networkx(db, self.state)
         return self._nx
 
-    def _verify(self) -> None:
+    def _verify(self, tables: tuple[str, ...] = ()) -> None:
         if not self._verified:
-            self.state.verify()
+            self.state.verify(tables)
             self._verified = True
 
     def stats(self) -> dict[str, dict[str, int]]:

@@ -29,7 +29,7 @@ import socket
 import sqlite3
 import threading
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -72,8 +72,9 @@ DERIVE_BATCH = 50_000
 # Page cache of each connection, KiB (SQLite allocates it as pages are read, not up front).
 _CACHE_KIB = 256 * 1024
 # A build verifies the database (`PRAGMA quick_check`, which reads every page) before extracting
-# when the file is at most this big: about a second. Bigger stores are checked by what loads them
-# whole (`EmbeddedStore.networkx`, i.e. `paperkg serve` and queries), and a build still names the
+# when the file is at most this big: about a second. In bigger stores the tables a served view
+# loads whole are checked when it loads them (`EmbeddedStore.networkx`, i.e. `paperkg serve` and
+# queries; `embedded.VIEW_TABLES`), and a build still names the
 # damage SQLite meets on the pages it reads; a full check on every build would make adding 100
 # abstracts to a 1M store cost a read of the whole store.
 QUICK_CHECK_MAX_BYTES = 256 * 2**20
@@ -129,7 +130,8 @@ def store_error(err: BaseException, path: Path) -> PaperkgError:
         return StoreIOError(f"reading or writing the store {path} failed: {_reason(err)}",
                             "check the disk; the store is as it was before this build")
     if code in (_SQLITE_CORRUPT, _SQLITE_NOTADB) or isinstance(err, (ValueError, KeyError, TypeError)) or (
-            isinstance(err, sqlite3.DatabaseError) and not isinstance(err, sqlite3.OperationalError)):
+            isinstance(err, sqlite3.DatabaseError) and not isinstance(err, sqlite3.OperationalError)) or (
+            str(err) == "malformed JSON"):         # a JSON column SQLite itself parsed (`lean_rows`)
         return StoreCorruptError(f"the store {path} is damaged: {_reason(err)}", rebuild_hint(path))
     return StoreUnavailableError(f"cannot use the store {path}: {_reason(err)}",
                                  "check the directory's permissions and free space")
@@ -255,14 +257,18 @@ class BuildState:
         with self._lock:
             self._db.close()
 
-    def verify(self) -> None:
-        """`PRAGMA quick_check`: every page and index entry of the database is readable and
-        consistent (not that every JSON row parses: reading one that does not names the damage too)."""
+    def verify(self, tables: Sequence[str] = ()) -> None:
+        """`PRAGMA quick_check`: every page and index entry of the database, or of `tables` and
+        their indexes, is readable and consistent (not that every JSON row parses: reading one that
+        does not names the damage too). What loads a big store whole checks the tables it loads:
+        the extractions and aggregates (most of a store's pages) only a build reads."""
         with self._lock:
             try:
-                problems = [row[0] for row in self._db.execute("PRAGMA quick_check(3)")]
+                problems = [row[0] for table in tables or (None,) for row in self._db.execute(
+                    "PRAGMA quick_check(3)" if table is None else f"PRAGMA quick_check({table})")]
             except sqlite3.Error as err:
                 raise store_error(err, self.path) from err
+        problems = [p for p in problems if p != "ok"] or ["ok"]
         if problems != ["ok"]:
             raise StoreCorruptError(f"the store {self.path} is damaged: {'; '.join(problems)}",
                                     rebuild_hint(self.path))

@@ -147,7 +147,8 @@ def test_view_read_from_a_store_leaves_mention_lists_there_and_shares_equal_edge
     whole graph, MENTIONS without their per-mention lists and papers without sentence offsets
     (`paper_details` reads them back), per-paper edges with equal properties one shared map, and
     edge endpoints the node keys' own string objects."""
-    from paperkg.graph.embedded import STORED_MENTION_PROPS, STORED_PAPER_PROPS, to_networkx
+    from paperkg.graph.derive import STORED_MENTION_PROPS, STORED_PAPER_PROPS
+    from paperkg.graph.embedded import to_networkx
     from paperkg.queries.embedded_impl import Index, paper
     from tests.api.conftest import make_corpus
     from tests.stores import write_corpus

@@ -162,3 +162,42 @@ def test_a_build_killed_inside_its_transaction_leaves_the_previous_state(tmp_pat
         tx.derive()
     assert len(_snapshot(reopened)[0]) > len(before[0])
     reopened.close()
+
+
+def _damage_table(store: Path, table: str) -> None:
+    """Overwrite the root page of `table` (its only page in a small store) with garbage."""
+    import sqlite3
+
+    db = sqlite3.connect(store / DB_FILE)
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    page_size = db.execute("PRAGMA page_size").fetchone()[0]
+    root = db.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (table,)).fetchone()[0]
+    db.close()
+    with open(store / DB_FILE, "r+b") as fh:
+        fh.seek((root - 1) * page_size + 100 * (root == 1))
+        fh.write(b"\xa5" * 512)
+
+
+@pytest.mark.parametrize(("table", "named"), [("nodes", True), ("edges", True), ("papers", False)])
+def test_a_big_store_checks_the_tables_its_view_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      table: str, named: bool) -> None:
+    """A store past `QUICK_CHECK_MAX_BYTES` is not checked whole on open; loading the served view
+    checks the tables it reads and names their damage, while the extractions (most of a big store,
+    read by builds only) are left to the build that reads them."""
+    import paperkg.graph.embedded as embedded
+    from paperkg.graph.errors import StoreCorruptError
+
+    write_corpus(tmp_path, make_corpus()).close()
+    _damage_table(tmp_path, table)
+    monkeypatch.setattr(embedded, "QUICK_CHECK_MAX_BYTES", 0)
+    store = embedded.EmbeddedStore(tmp_path)
+    try:
+        if named:
+            with pytest.raises(StoreCorruptError, match="damaged"):
+                store.networkx()
+        else:
+            assert store.networkx().number_of_nodes() > 0
+            with pytest.raises(StoreCorruptError, match="damaged"):
+                BuildState(tmp_path).verify()
+    finally:
+        store.close()
