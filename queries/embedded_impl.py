@@ -7,9 +7,11 @@ rows its `.cypher` file returns on Neo4j (same columns, same values, same total 
 Cypher parameters (`$name_key`, `$limit`, ...); `tests/queries/test_parity.py` compares the two.
 
 Speed: an `Index` of the graph (key -> entities, per-entity papers and relations, per-paper mentions,
-entities of each type pre-sorted, each entity's co-mentions and each collection's introductions
-ranked) is built once per graph object and cached by identity, so each query touches only the rows it
-returns plus their neighbourhood. Nothing is cached per request. The embedded store builds a new networkx
+entities of each type pre-sorted, each collection's introductions ranked) is built once per graph
+object and cached by identity, so each query touches only the rows it returns plus their
+neighbourhood. An entity's ranked co-mentions are computed the first time a query asks for them and
+kept with the index: computing every entity's at start was a fifth of `paperkg serve`'s start at
+100k abstracts, for figures most entities are never asked for. The embedded store builds a new networkx
 graph on every save, so a cached index can never describe a changed graph.
 """
 
@@ -70,6 +72,9 @@ class Index:
     # where the edge has none (`coalesce(r.confidence, 1.0)` in the Cypher)
     relations: dict[str, list[tuple[str, str, str, int, float]]] = field(default_factory=dict)
     papers_by_year: dict[int, list[str]] = field(default_factory=dict)   # year -> its papers
+    # entity -> {year: papers of that year mentioning it}, entities with dated papers only: the
+    # timeline of an entity with 10^5 papers was 10^5 lookups per request
+    years_of: dict[str, dict[int, int]] = field(default_factory=dict)
     latest_year: int | None = None                                     # of any paper
     # node -> neighbours over MENTIONS and relations, either direction (for shortest paths)
     path_adj: dict[str, set[str]] = field(default_factory=dict)
@@ -80,10 +85,10 @@ class Index:
     # every entity by (papers desc, name, id), and each entity's position in that order
     ranked: list[str] = field(default_factory=list)
     rank: dict[str, int] = field(default_factory=dict)
-    # whole-neighbourhood figures, computed with the index (the graph never changes under it), like
-    # the Neo4j store's save-time figures: entity -> co-mentions as (-papers, name, id, other) in
-    # ORDER BY order (see FIGURE_LIMIT); collection -> introduced_in rows
-    co_ranked: dict[str, list[tuple[int, str, str, str]]] = field(default_factory=dict)
+    # whole-neighbourhood figures (the graph never changes under the index), like the Neo4j store's
+    # save-time figures: entity -> co-mentions as (-papers, name, id, other) in ORDER BY order (see
+    # FIGURE_LIMIT), filled by `co_ranked` as entities are asked for; collection -> introduced_in rows
+    _co_ranked: dict[str, list[tuple[int, str, str, str]]] = field(default_factory=dict)
     introductions: dict[str, list[Row]] = field(default_factory=dict)
 
     @property
@@ -149,9 +154,14 @@ class Index:
             if year is not None:
                 papers_by_year[year].append(node)
         index.papers_by_year = dict(papers_by_year)
+        year_of = {paper: year for year, papers in papers_by_year.items() for paper in papers}
+        if year_of:
+            for node, mentioning in index.papers_of.items():
+                years = Counter(year_of[p] for p, _ in mentioning if p in year_of)
+                if years:
+                    index.years_of[node] = dict(years)
         index.latest_year = max(papers_by_year, default=None)
 
-        index.co_ranked = {node: _kept(index, _comentions(index, node)) for node in index.papers_of}
         index.introductions = {c: _introductions(index, c)[:FIGURE_LIMIT] for c in index.papers_in
                                if index.label.get(c) == "Collection"}
 
@@ -164,6 +174,14 @@ class Index:
         index.key_starts = starts
         index.key_owner = keys
         return index
+
+    def co_ranked(self, node: str) -> list[tuple[int, str, str, str]]:
+        """`node`'s co-mentions as kept figures (`_kept`), computed once. Two threads asking at once
+        may both compute them: the same list, one kept."""
+        ranked = self._co_ranked.get(node)
+        if ranked is None:
+            ranked = self._co_ranked[node] = _kept(self, _comentions(self, node))
+        return ranked
 
     def entity_id(self, node: str) -> str:
         return self.props[node]["id"]
@@ -367,8 +385,12 @@ def compared_with(ix: Index, params: dict[str, Any]) -> list[Row]:
 
 
 def timeline(ix: Index, params: dict[str, Any]) -> list[Row]:
-    papers = {paper for node in ix.entities(params["name_key"]) for paper, _ in ix.papers_of.get(node, ())}
-    per_year = Counter(year for year in (ix.props[p].get("year") for p in papers) if year is not None)
+    nodes = ix.entities(params["name_key"])
+    if len(nodes) == 1:
+        per_year = ix.years_of.get(nodes[0], {})
+    else:                      # an ambiguous name: a paper mentioning two of its entities counts once
+        papers = {paper for node in nodes for paper, _ in ix.papers_of.get(node, ())}
+        per_year = Counter(year for year in (ix.props[p].get("year") for p in papers) if year is not None)
     return [{"year": year, "papers": count} for year, count in sorted(per_year.items())]
 
 
@@ -444,7 +466,7 @@ def cooccurring(ix: Index, params: dict[str, Any]) -> list[Row]:
     wanted, limit = params["type"], params["limit"]
     streams = []
     for node in ix.entities(params["name_key"]):
-        streams.append(_with_entity(ix.co_ranked.get(node, []), ix.entity_id(node)))
+        streams.append(_with_entity(ix.co_ranked(node), ix.entity_id(node)))
     rows = []
     for neg, _name, oid, entity_id, other in heapq.merge(*streams):
         o = ix.props[other]
