@@ -157,22 +157,22 @@ def lean_rows(db: sqlite3.Connection) -> tuple[Iterator[tuple[str, str, dict]],
     """The rows of the served view, streamed in `read_graph`'s order: (key, label, small props) of
     every node, then (type, source, target, small props) of every edge; without the properties
     named above. Property names are interned: a 1M-abstract graph has ten million props maps of
-    the same few names, and `json.loads` makes new name strings for each. The props of per-paper
-    edges with equal text are one parsed dict, which the caller must not change."""
+    the same few names, and `json.loads` makes new name strings for each. Per-paper edges of one
+    type with equal text share one parsed dict: a change to it is a change to all of them."""
     names: dict[str, str] = {}
-    parsed: dict[str, dict] = {}
+    parsed: dict[tuple[str, str], dict] = {}
 
     def small(text: str) -> dict:
         return {names.setdefault(k, k): v for k, v in json.loads(text).items()}
 
-    def shared(text: str) -> dict:
-        props = parsed.get(text)
+    def shared(etype: str, text: str) -> dict:
+        props = parsed.get((etype, text))
         if props is None:
-            props = parsed[text] = small(text)
+            props = parsed[etype, text] = small(text)
         return props
 
     nodes = ((key, label, small(props)) for key, label, props in db.execute(_LEAN_NODES))
-    edges = ((etype, source, target, shared(props) if etype in PER_PAPER_EDGES else small(props))
+    edges = ((etype, source, target, shared(etype, props) if etype in PER_PAPER_EDGES else small(props))
              for etype, source, target, props in db.execute(_LEAN_EDGES))
     return nodes, edges
 

@@ -73,23 +73,21 @@ def lean_networkx(db: sqlite3.Connection, state: BuildState
     # Memory, again: an edge row names its endpoints with strings of its own (two per edge, ~140
     # bytes), so the view's adjacency uses the node keys' own objects; and the per-paper edges
     # (MENTIONS, INTRODUCES, IN_COLLECTION) mostly carry one of a few thousand distinct property
-    # maps (`{count: 1, confidence: 1.0}`), so equal maps are one shared, read-only dict. That is
-    # why they are put into networkx's adjacency directly: `add_edge` copies the map it is given.
-    shared: dict[tuple[str, int], dict] = {}
+    # maps (`{count: 1, confidence: 1.0}`), which `lean_rows` hands over as one shared, read-only
+    # dict each. That is why they are put into networkx's adjacency directly: `add_edge` copies the
+    # map it is given.
     succ, pred = g._succ, g._pred
     for etype, source, target, props in edges:
         stats["edges"][etype] += 1
         u, v = canonical.get(source, source), canonical.get(target, target)
+        props["__labels__"] = labels.setdefault(etype, {etype})   # the same set for a shared map
         if etype not in PER_PAPER_EDGES or u not in succ or v not in succ:
-            g.add_edge(u, v, key=etype, **props, __labels__=labels.setdefault(etype, {etype}))
+            g.add_edge(u, v, key=etype, **props)
             continue
-        attrs = shared.get((etype, id(props)))          # lean_rows: equal texts, one dict
-        if attrs is None:
-            attrs = shared[etype, id(props)] = {**props, "__labels__": labels.setdefault(etype, {etype})}
         keydict = succ[u].get(v)
         if keydict is None:
             keydict = succ[u][v] = pred[v][u] = {}
-        keydict[etype] = attrs
+        keydict[etype] = props
     nx._clear_cache(g)
     return g, stats
 

@@ -265,11 +265,11 @@ class BuildState:
         with self._lock:
             try:
                 problems = [row[0] for table in tables or (None,) for row in self._db.execute(
-                    "PRAGMA quick_check(3)" if table is None else f"PRAGMA quick_check({table})")]
+                    "PRAGMA quick_check(3)" if table is None else f"PRAGMA quick_check({table})")
+                    if row[0] != "ok"]
             except sqlite3.Error as err:
                 raise store_error(err, self.path) from err
-        problems = [p for p in problems if p != "ok"] or ["ok"]
-        if problems != ["ok"]:
+        if problems:
             raise StoreCorruptError(f"the store {self.path} is damaged: {'; '.join(problems)}",
                                     rebuild_hint(self.path))
 
