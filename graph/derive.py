@@ -227,6 +227,15 @@ def _inner_candidates(ex: Extraction) -> set[str]:
     return out
 
 
+def _resolves_to(key: str, rep: str | None, targets: Sequence[str]) -> str:
+    """The cluster of a mention of `key` in a paper that does not define it (resolution rules 2-4):
+    the representative of the long form it is, else the one long form it is defined with, else
+    itself (none, or several: ambiguous)."""
+    if rep is not None:
+        return rep
+    return targets[0] if len(targets) == 1 else key
+
+
 def _nested_spellings(aliases: Iterable[str]) -> set[str]:
     out = set()
     for alias in aliases:
@@ -327,16 +336,17 @@ class Derivation:
                                 [(j, p) for j in sorted(_inner_candidates(ex))])
 
         # (B) long-form representatives and short-form definitions
-        rep_changed = self._update_long_keys(long_keys | spell_keys)
-        for key in rep_changed:
+        reps = self._update_long_keys(long_keys | spell_keys)
+        for key in reps:
             short_keys.update(s for (s,) in self.db.execute(
                 "SELECT DISTINCT short FROM local_def WHERE long = ?", (key,)))
-        defined_changed = self._update_short_keys(short_keys)
+        definitions = self._update_short_keys(short_keys)
 
         # (C) mention clusters of the papers whose keys changed meaning
-        changed_keys = rep_changed | defined_changed
-        resolve_set = (dirty | self._papers_with("m", changed_keys)
-                       | {p for key in rep_changed for (p,) in self.db.execute(
+        changed_keys = set(reps) | set(definitions)
+        mention_changed, long_changed = self._meaning_changed(reps, definitions)
+        resolve_set = (dirty | self._papers_with("m", mention_changed)
+                       | {p for key in long_changed for (p,) in self.db.execute(
                            "SELECT paper FROM local_def WHERE long = ?", (key,))}) - removed
         touched: set[str] = set()
         extractions = {p: e.extraction for p, e in entries.items()}
@@ -443,9 +453,10 @@ class Derivation:
 
         return {p: (e.id, paper_year(e)) for p, e in _load_records(self.db, list(papers)).items()}
 
-    def _update_long_keys(self, candidates: set[str]) -> set[str]:
+    def _update_long_keys(self, candidates: set[str]) -> dict[str, tuple[str | None, str | None]]:
         """Recompute the representatives of every initials bucket a candidate key is (or was) in;
-        returns the long keys whose representative changed, appeared or went."""
+        returns (old, new) representative of each long key whose representative changed,
+        appeared or went."""
         buckets: set[str] = set()
         moved: dict[str, set[str]] = defaultdict(set)     # bucket -> candidates now in it
         for key in sorted(candidates):
@@ -456,7 +467,7 @@ class Derivation:
                 bucket = _initials(self._min_spelling(key) or key)
                 buckets.add(bucket)
                 moved[bucket].add(key)
-        changed: set[str] = set()
+        changed: dict[str, tuple[str | None, str | None]] = {}
         for bucket in sorted(buckets):
             old = dict(self.db.execute("SELECT key, rep FROM long_key WHERE initials = ?", (bucket,)))
             spelled: dict[str, str] = {}
@@ -470,7 +481,9 @@ class Derivation:
             for key in old.keys() | new.keys():
                 if old.get(key) == new.get(key):
                     continue
-                changed.add(key)
+                # a key in one bucket before and another now is met twice: (old, None), (None, new)
+                was, now = changed.get(key, (None, None))
+                changed[key] = (was or old.get(key), now or new.get(key))
                 self._rep.pop(key, None)
                 if key in new:
                     self.db.execute("INSERT OR REPLACE INTO long_key (key, initials, rep) VALUES (?, ?, ?)",
@@ -482,8 +495,10 @@ class Derivation:
     def _defined_long(self, key: str) -> bool:
         return self._one("SELECT 1 FROM local_def WHERE long = ? LIMIT 1", (key,)) is not None
 
-    def _update_short_keys(self, shorts: set[str]) -> set[str]:
-        changed: set[str] = set()
+    def _update_short_keys(self, shorts: set[str]) -> dict[str, tuple[list[str], list[str]]]:
+        """Store the long forms each short form is defined with; returns (old, new) long forms of
+        each short form whose long forms changed."""
+        changed: dict[str, tuple[list[str], list[str]]] = {}
         for short in sorted(shorts):
             targets = sorted({rep for (long,) in self.db.execute(
                 "SELECT long FROM local_def WHERE short = ?", (short,)) if (rep := self.rep(long))})
@@ -491,7 +506,7 @@ class Derivation:
             old = json.loads(row[0]) if row else []
             if targets == old:
                 continue
-            changed.add(short)
+            changed[short] = (old, targets)
             self._defined.pop(short, None)
             if targets:
                 self.db.execute("INSERT OR REPLACE INTO short_key (key, targets) VALUES (?, ?)",
@@ -499,6 +514,28 @@ class Derivation:
             else:
                 self.db.execute("DELETE FROM short_key WHERE key = ?", (short,))
         return changed
+
+    def _meaning_changed(self, reps: dict[str, tuple[str | None, str | None]],
+                         definitions: dict[str, tuple[list[str], list[str]]]) -> tuple[set[str], set[str]]:
+        """The keys whose changed representative or long forms change what a paper's mention of
+        them resolves to (`_assign`), and the long keys whose change does so for the papers that
+        define them; only those papers are resolved again.
+
+        A long form first defined is its own representative, which is what a mention of it
+        resolved to before; an acronym defined two ways that gains a third resolves to itself
+        before and after. A big corpus changes the definitions of its popular acronyms in every
+        batch: re-resolving all their papers each time made a build's batches slower with the size
+        of the store (43k old papers re-derived when 50k were added to 100k)."""
+        mention: set[str] = set()
+        for key in reps.keys() | definitions.keys():
+            rep_now = self.rep(key)
+            was_rep, now_rep = reps.get(key, (rep_now, rep_now))
+            defined_now = self.defined(key)
+            was_defined, now_defined = definitions.get(key, (defined_now, defined_now))
+            if _resolves_to(key, was_rep, was_defined) != _resolves_to(key, now_rep, now_defined):
+                mention.add(key)
+        local = {key for key, (was, now) in reps.items() if (was or key) != (now or key)}
+        return mention, local
 
     def _assign(self, ex: Extraction) -> tuple[dict[str, str], Counter, Counter]:
         """Resolution rules 1-4 (graph/resolve.py) for one paper's mentions."""
@@ -512,12 +549,8 @@ class Derivation:
                 continue
             if key in local:
                 cluster = self.rep(local[key]) or local[key]
-            elif (rep := self.rep(key)) is not None:
-                cluster = rep
-            elif targets := self.defined(key):
-                cluster = targets[0] if len(targets) == 1 else key
             else:
-                cluster = key
+                cluster = _resolves_to(key, self.rep(key), self.defined(key))
             assign[m.text] = cluster
             votes[(cluster, m.type)] += 1
             surf[(cluster, m.text)] += 1

@@ -14,8 +14,9 @@ from paperkg.graph.build import build_graph
 from paperkg.graph.corpus import Corpus, PaperEntry
 from paperkg.graph.embedded import EmbeddedStore
 from paperkg.graph.model import KnowledgeGraph
+from paperkg.graph.records import PaperInput
 from paperkg.graph.state import BuildState
-from tests.api.conftest import make_corpus
+from tests.api.conftest import _extraction, make_corpus
 from tests.stores import add_entry
 
 
@@ -116,6 +117,45 @@ def test_any_split_order_and_removal_of_seed_papers_is_build_graph(
 def test_any_split_of_the_acronym_papers_is_build_graph(data: st.DataObject) -> None:
     """The hand-made papers define GRPO and PPO in one paper and use them bare in another."""
     steps = data.draw(seed_steps(list(make_corpus())))
+    with tempfile.TemporaryDirectory() as tmp:
+        graph, present = _replay(Path(tmp), steps)
+    _assert_same(graph, build_graph(_corpus(present)))
+
+
+# One acronym defined three ways (aliases are (long, short)), and used bare: what a bare DPO means
+# changes when a second long form arrives (one meaning -> ambiguous), not when a third does, and back
+# when papers go. Derivation re-resolves the papers of a changed meaning only.
+_DPO = [
+    ("d1", "Direct Preference Optimization (DPO) aligns models with preferences.",
+     [("Direct Preference Optimization", "Method", True), ("DPO", "Method", True)], [],
+     [("Direct Preference Optimization", "DPO")]),
+    ("d2", "Distributional Policy Optimization (DPO) is a method for control.",
+     [("Distributional Policy Optimization", "Method", False), ("DPO", "Method", False)], [],
+     [("Distributional Policy Optimization", "DPO")]),
+    ("d3", "Deep Planning Objective (DPO) guides search in games.",
+     [("Deep Planning Objective", "Method", False), ("DPO", "Method", False), ("games", "Task", False)],
+     [("DPO", "ADDRESSES", "games")], [("Deep Planning Objective", "DPO")]),
+    ("d4", "We align Llama-3 with DPO on UltraFeedback.",
+     [("Llama-3", "Model", False), ("DPO", "Method", False), ("UltraFeedback", "Dataset", False)],
+     [("Llama-3", "USES", "DPO")], []),
+    ("d5", "DPO beats PPO on UltraFeedback.",
+     [("DPO", "Method", False), ("PPO", "Method", False), ("UltraFeedback", "Dataset", False)],
+     [("DPO", "COMPARED_WITH", "PPO"), ("DPO", "EVALUATED_ON", "UltraFeedback")], []),
+]
+
+
+def _dpo_entries() -> list[PaperEntry]:
+    corpus = Corpus()
+    for pid, text, entities, relations, aliases in _DPO:
+        entry, _ = corpus.add(PaperInput(pid, text, "test", 1, title=f"Paper {pid}", year=2025))
+        entry.extraction = _extraction(pid, text, entities, relations, aliases)
+    return list(corpus.papers.values())
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_any_split_of_an_acronym_defined_three_ways_is_build_graph(data: st.DataObject) -> None:
+    steps = data.draw(seed_steps(_dpo_entries()))
     with tempfile.TemporaryDirectory() as tmp:
         graph, present = _replay(Path(tmp), steps)
     _assert_same(graph, build_graph(_corpus(present)))
