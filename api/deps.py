@@ -104,6 +104,9 @@ class StoreHolder:
         # whichever request triggers it (seen at 100k). Freezing moves what exists now out of its
         # reach; reference counting still frees these objects if they are ever dropped.
         gc.freeze()
+        if isinstance(store, GraphView):
+            threading.Thread(target=_warm_networkx, args=(store,), name="paperkg-cypher-view",
+                             daemon=True).start()
         return store, version
 
     def ping(self, store: GraphStore, timeout: float = HEALTH_TIMEOUT) -> None:
@@ -127,8 +130,8 @@ class StoreHolder:
                                         "the server may be overloaded or frozen; retry later") from None
 
     def warm_up(self) -> None:
-        """Open the store and prepare it for queries now, at startup: the embedded store's pickle
-        load and query index take ~30 s at 100k abstracts, and Neo4j's index check a round trip,
+        """Open the store and prepare it for queries now, at startup: the embedded store's
+        query index takes seconds at 100k abstracts, and Neo4j's index check a round trip,
         which would otherwise all land on the first request. Never raises: a store that is missing or
         unreachable at startup is logged, the server still starts (the catalog, health and docs need
         no store), and the first request that needs it tries again and answers 503 with the reason."""
@@ -151,12 +154,28 @@ def _release(store: GraphStore) -> None:
     reference cycle in it would keep it alive for good: networkx caches its edge and degree views on
     the graph (`G.edges` is a view holding `G`), which is such a cycle. Dropping those cached views
     breaks it (a request still using the old graph just builds them again, outside the frozen set);
-    the index holds its graph weakly (`queries.embedded_impl.Index`)."""
+    the index holds no reference to its graph (`queries.embedded_impl.Index`). A view for user
+    Cypher not built yet is not built for this."""
     if not isinstance(store, GraphView):
         return
-    graph = store.networkx()
+    loaded = getattr(store, "networkx_loaded", None)
+    graph = loaded() if loaded is not None else store.networkx()
+    if graph is None:
+        return
     for name in [k for k, v in vars(graph).items() if getattr(v, "_graph", None) is graph]:
         del vars(graph)[name]
+
+
+def _warm_networkx(store: GraphView) -> None:
+    """Build the embedded store's networkx view, which only user Cypher reads, once the catalog is
+    ready (`EmbeddedStore.view_rows`): /health turns ready without it, and a /cypher request that
+    comes first waits for this build rather than start its own. Frozen like the rest once built."""
+    try:
+        store.networkx()
+    except Exception as err:   # a rebuild or a closed store: the next /cypher request says why
+        log.info("the view for user Cypher was not built: %s", err)
+        return
+    gc.freeze()
 
 
 def _run_into(fn: Callable[[], object], future: concurrent.futures.Future[None]) -> None:

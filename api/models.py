@@ -74,6 +74,9 @@ class Health(BaseModel):
     status: Literal["ok"] = "ok"
     store: str = Field(description="The store kind answering queries: `embedded` or `neo4j`.")
     version: str
+    cypher: Literal["ready", "loading"] = Field(
+        "ready", description="`loading` while the embedded store builds the graph user Cypher reads "
+        "(after the catalog is ready; a `/cypher` request meanwhile waits for it).")
 
 
 class Stats(BaseModel):

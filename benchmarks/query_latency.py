@@ -685,9 +685,16 @@ def run_backend(backend: Backend, plans: dict[str, list[Variant]], args: argpars
         result["load_avg"]["after_engine"] = _loadavg()
     _log(f"{backend.kind}: starting paperkg serve ({backend.where}); log {log_path}")
     with serve(backend.serve_args, backend.env, log_path, args.health_timeout) as (base, proc, ready_s):
+        ready_at = time.perf_counter()
         result["ready_s"] = round(ready_s, 1)
         result["server_rss_mb_ready"] = _rss_mb(proc.pid)
         with httpx.Client(base_url=base, timeout=args.request_timeout) as client:
+            # The embedded store is ready for the catalog before the graph user Cypher reads is built
+            # (in the background); latencies are measured once that is done too.
+            while client.get("/health").json().get("cypher") == "loading":
+                time.sleep(0.2)
+            result["cypher_ready_s"] = round(ready_s + time.perf_counter() - ready_at, 1)
+            result["server_rss_mb_cypher_ready"] = _rss_mb(proc.pid)
             stats = client.get("/stats")
             stats.raise_for_status()
             result["graph"] = stats.json()
@@ -768,7 +775,8 @@ def render(result: dict[str, Any]) -> str:
     for run in result["runs"]:
         target = run["target_p95_ms"]
         neo = run["backend"] == "neo4j"
-        lines += ["", f"== {run['backend']} ({run['where']}), ready in {run['ready_s']} s, "
+        lines += ["", f"== {run['backend']} ({run['where']}), ready in {run['ready_s']} s "
+                      f"(user Cypher's graph in {run.get('cypher_ready_s')} s), "
                       f"server RSS {run.get('server_rss_mb_ready')} MB at ready, "
                       f"{run.get('server_rss_mb')} MB after the latency runs, peak "
                       f"{run.get('server_peak_rss_mb')} MB",

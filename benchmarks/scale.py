@@ -250,6 +250,8 @@ def main() -> int:
         if "serve" in result:
             for run in result["serve"]["output"]["runs"]:
                 print(f"serve: ready {run['ready_s']} s, RSS at ready {run.get('server_rss_mb_ready')} MB, "
+                      f"user Cypher's graph at {run.get('cypher_ready_s')} s "
+                      f"({run.get('server_rss_mb_cypher_ready')} MB), "
                       f"peak {run.get('server_peak_rss_mb')} MB")
                 for q in run["queries"]:
                     print(f"  {q['query']:<20} p95 {q['p95']:>8.1f} ms  {'PASS' if q['pass'] else 'FAIL'}")

@@ -8,9 +8,12 @@ tells a running server when to load the new one.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
-from collections.abc import Callable
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import networkx as nx
@@ -21,6 +24,7 @@ from paperkg.graph.derive import (
     PER_PAPER_EDGES,
     lean_rows,
 )
+from paperkg.graph.errors import StoreUnavailableError
 from paperkg.graph.model import KnowledgeGraph, node_key
 from paperkg.graph.state import DB_FILE, QUICK_CHECK_MAX_BYTES, BuildState
 from paperkg.graph.store import empty_stats, graph_stats
@@ -60,27 +64,61 @@ def lean_networkx(db: sqlite3.Connection, state: BuildState
     `KnowledgeGraph` in between (which held a second copy of every node and edge at the peak), and
     the stats of what was read: `to_networkx`'s shape without `derive.STORED_PAPER_PROPS` and
     `STORED_MENTION_PROPS`, which `g.graph["paper_details"]` (`BuildState.paper_details`) reads."""
+    rows = ViewRows(db)
+    return view_networkx(rows.nodes(), rows.edges(), state), rows.stats
+
+
+class ViewRows:
+    """The served view's rows of one snapshot (`derive.lean_rows`), in the shape both consumers
+    keep: the catalog's index (`queries.embedded_impl.Index.from_rows`) and the networkx view.
+
+    Memory decides the shape (the served graph must fit at 1M abstracts). `nodes()` yields each
+    node's small props with its `__labels__` set (one set per label, shared), and keeps them in
+    `props` so a networkx view built later holds the same dicts, not copies. `edges()` names the
+    endpoints with the node keys' own string objects (an edge row's strings would be two more
+    objects per edge, ~140 bytes), and the per-paper edges (MENTIONS, INTRODUCES, IN_COLLECTION)
+    mostly carry one of a few thousand distinct property maps (`{count: 1, confidence: 1.0}`),
+    which come as one shared, read-only dict each."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._rows = lean_rows(db)
+        self.labels: dict[str, set[str]] = {}
+        self.props: dict[str, dict] = {}
+        self.stats = empty_stats()
+
+    def nodes(self) -> Iterator[tuple[str, str, dict]]:
+        """(key, label, props) of every node, in key order; read once."""
+        labels, props_of, counts = self.labels, self.props, self.stats["nodes"]
+        for key, label, props in self._rows[0]:
+            props["__labels__"] = labels.setdefault(label, {label})
+            props_of[key] = props
+            counts[label] += 1
+            yield key, label, props
+
+    def edges(self, again: sqlite3.Connection | None = None) -> Iterator[tuple[str, str, str, dict]]:
+        """(type, source, target, props) of every edge, in id order, after `nodes()`; read once, or
+        read `again` from another snapshot of the same build (not counted again)."""
+        labels, props_of = self.labels, self.props
+        counts = self.stats["edges"] if again is None else Counter()
+        canonical = {key: key for key in props_of}
+        for etype, source, target, props in (self._rows[1] if again is None else lean_rows(again)[1]):
+            counts[etype] += 1
+            props["__labels__"] = labels.setdefault(etype, {etype})   # the same set for a shared map
+            yield etype, canonical.get(source, source), canonical.get(target, target), props
+
+
+def view_networkx(nodes: Iterable[tuple[str, str, dict]], edges: Iterable[tuple[str, str, str, dict]],
+                  state: BuildState) -> nx.MultiDiGraph:
+    """The networkx view of `ViewRows`: node and per-paper edge props go into networkx's dicts as
+    they are (`add_node`/`add_edge` copy the map they are given), so the view shares them with
+    whatever else holds those rows."""
     g = nx.MultiDiGraph(abstract_of=state.abstract, paper_details=state.paper_details)
-    labels: dict[str, set[str]] = {}
-    stats = empty_stats()
-    nodes, edges = lean_rows(db)
-    canonical: dict[str, str] = {}
-    for key, label, props in nodes:
-        props["__labels__"] = labels.setdefault(label, {label})
-        g.add_node(key, **props)
-        canonical[key] = key
-        stats["nodes"][label] += 1
-    # Memory, again: an edge row names its endpoints with strings of its own (two per edge, ~140
-    # bytes), so the view's adjacency uses the node keys' own objects; and the per-paper edges
-    # (MENTIONS, INTRODUCES, IN_COLLECTION) mostly carry one of a few thousand distinct property
-    # maps (`{count: 1, confidence: 1.0}`), which `lean_rows` hands over as one shared, read-only
-    # dict each. That is why they are put into networkx's adjacency directly: `add_edge` copies the
-    # map it is given.
-    succ, pred = g._succ, g._pred
-    for etype, source, target, props in edges:
-        stats["edges"][etype] += 1
-        u, v = canonical.get(source, source), canonical.get(target, target)
-        props["__labels__"] = labels.setdefault(etype, {etype})   # the same set for a shared map
+    node, succ, pred = g._node, g._succ, g._pred
+    for key, _label, props in nodes:
+        node[key] = props
+        succ[key] = {}
+        pred[key] = {}
+    for etype, u, v, props in edges:
         if etype not in PER_PAPER_EDGES or u not in succ or v not in succ:
             g.add_edge(u, v, key=etype, **props)
             continue
@@ -89,7 +127,7 @@ def lean_networkx(db: sqlite3.Connection, state: BuildState
             keydict = succ[u][v] = pred[v][u] = {}
         keydict[etype] = props
     nx._clear_cache(g)
-    return g, stats
+    return g
 
 
 # The tables the served view and its lookups read (`lean_rows`, `BuildState.paper_details`,
@@ -111,6 +149,9 @@ class EmbeddedStore:
             self._verify()
         self._graph: KnowledgeGraph | None = None
         self._nx: nx.MultiDiGraph | None = None
+        self._nx_lock = threading.Lock()
+        self._rows: ViewRows | None = None       # of `view_rows`, whose node props the view shares
+        self._rows_generation: str | None = None
         self._stats: dict[str, dict[str, int]] | None = None
 
     def version(self) -> tuple[int, str | None] | None:
@@ -132,12 +173,50 @@ class EmbeddedStore:
     def networkx(self) -> nx.MultiDiGraph:
         """The served view, read lean from the state: topology and small properties in memory,
         abstracts fetched from SQLite when a query returns one (`g.graph["abstract_of"]`), relation
-        evidence only in exports. A 1M-abstract store must be served in a few GB."""
-        if self._nx is None:
-            self._verify(VIEW_TABLES)
-            with self.state.snapshot() as db:
-                self._nx, self._stats = lean_networkx(db, self.state)
+        evidence only in exports. A 1M-abstract store must be served in a few GB.
+
+        After `view_rows` (the catalog's index: `paperkg serve` is ready once that is built, and
+        builds this, which only user Cypher reads, afterwards) the view holds the node props those
+        rows yielded and must be of the same build: when the store was rebuilt in between, this
+        raises StoreUnavailableError rather than answer from a mix of two builds (a server reloads the
+        new build meanwhile)."""
+        with self._nx_lock:
+            if self._nx is None:
+                self._verify(VIEW_TABLES)
+                with self.state.snapshot() as db:
+                    rows = self._rows
+                    if rows is None:
+                        self._nx, self._stats = lean_networkx(db, self.state)
+                    else:
+                        if _generation(db) != self._rows_generation:
+                            raise StoreUnavailableError(
+                                f"the store {self.path} was rebuilt after its graph was loaded",
+                                "retry: a server loads the new build by itself; a program opens "
+                                "the store again")
+                        nodes = ((key, "", props) for key, props in rows.props.items())
+                        self._nx = view_networkx(nodes, rows.edges(again=db), self.state)
+            return self._nx
+
+    def networkx_loaded(self) -> nx.MultiDiGraph | None:
+        """The networkx view if it has been built, without building it."""
         return self._nx
+
+    @contextlib.contextmanager
+    def view_rows(self) -> Iterator[ViewRows]:
+        """The served view's rows, streamed from one snapshot (nodes, then edges), for a consumer
+        that keeps its own shape of them: the catalog's index needs no networkx graph, and building
+        one was half of a big store's start. Integrity of the tables read is checked first."""
+        self._verify(VIEW_TABLES)
+        with self.state.snapshot() as db:
+            rows = ViewRows(db)
+            generation = _generation(db)
+            yield rows
+        self._rows, self._rows_generation, self._stats = rows, generation, rows.stats
+
+    def lookups(self) -> dict[str, Callable]:
+        """What the served view leaves in SQLite, read per request: `abstract_of(paper id)` and
+        `paper_details(paper key)` (the networkx view carries them as `g.graph[...]`)."""
+        return {"abstract_of": self.state.abstract, "paper_details": self.state.paper_details}
 
     def _verify(self, tables: tuple[str, ...] = ()) -> None:
         if not self._verified:
@@ -154,5 +233,10 @@ class EmbeddedStore:
         return self.graph()
 
     def close(self) -> None:
-        self._graph, self._nx, self._stats = None, None, None
+        self._graph, self._nx, self._stats, self._rows = None, None, None, None
         self.state.close()
+
+
+def _generation(db: sqlite3.Connection) -> str | None:
+    row = db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+    return row[0] if row else None

@@ -1,4 +1,4 @@
-"""Python implementations of the catalog queries over the embedded store's networkx graph.
+"""Python implementations of the catalog queries over the embedded store's graph.
 
 Why not run the catalog's Cypher through grand-cypher: it has no `$parameters`, no `OPTIONAL MATCH`,
 `WITH` or `count(DISTINCT)`, matches undirected patterns wrongly, never binds two pattern nodes to one
@@ -7,12 +7,15 @@ rows its `.cypher` file returns on Neo4j (same columns, same values, same total 
 Cypher parameters (`$name_key`, `$limit`, ...); `tests/queries/test_parity.py` compares the two.
 
 Speed: an `Index` of the graph (key -> entities, per-entity papers and relations, per-paper mentions,
-entities of each type pre-sorted, each collection's introductions ranked) is built once per graph
-object and cached by identity, so each query touches only the rows it returns plus their
-neighbourhood. An entity's ranked co-mentions are computed the first time a query asks for them and
-kept with the index: computing every entity's at start was a fifth of `paperkg serve`'s start at
-100k abstracts, for figures most entities are never asked for. The embedded store builds a new networkx
-graph on every save, so a cached index can never describe a changed graph.
+entities of each type pre-sorted, each collection's introductions ranked) is built once per store (or
+networkx graph) and cached by identity, so each query touches only the rows it returns plus their
+neighbourhood. A store that streams its rows (`graph.embedded.EmbeddedStore.view_rows`) has its
+index built from them, with no networkx graph: building one was half of `paperkg serve`'s start,
+and only user Cypher (grand-cypher) needs it. An entity's ranked co-mentions are computed the first
+time a query asks for them and kept with the index: computing every entity's at start was a fifth of
+`paperkg serve`'s start at 100k abstracts, for figures most entities are never asked for. A store
+object serves the one build it loaded (a server opens a new one for a rebuild), so a cached index
+never describes a changed graph.
 """
 
 from __future__ import annotations
@@ -51,13 +54,15 @@ def _label(attrs: dict[str, Any]) -> str:
 
 @dataclass
 class Index:
-    """Lookup tables over one networkx graph (node keys as in `graph.model.node_key`).
+    """Lookup tables over one graph (node keys as in `graph.model.node_key`).
 
-    The graph is held weakly: `_CACHE` maps each graph to its index weakly, and an index holding
-    its graph strongly would keep both alive forever (a server reloading a rebuilt store grew by a
-    whole graph and index per reload). Callers hold the graph while they use its index."""
+    The index holds no reference to the store or graph it was built from: `_CACHE` maps each to
+    its index weakly, and an index holding its source would keep both alive forever (a server
+    reloading a rebuilt store grew by a whole graph and index per reload)."""
 
-    graph_ref: weakref.ref[nx.MultiDiGraph]
+    # what the view leaves in the store, read per request: `abstract_of(paper id)`,
+    # `paper_details(paper key)` (`graph.embedded.EmbeddedStore.lookups`)
+    lookups: dict[str, Callable[[str], Any]] = field(default_factory=dict)
     props: dict[str, dict[str, Any]] = field(default_factory=dict)     # node key -> attributes
     label: dict[str, str] = field(default_factory=dict)                # node key -> label
     by_key: dict[str, list[str]] = field(default_factory=dict)        # compact key -> entity nodes
@@ -65,6 +70,8 @@ class Index:
     # entity -> (paper, mention count), in paper id order
     papers_of: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
     mentions_of: dict[str, list[str]] = field(default_factory=dict)   # paper -> entities it mentions
+    mention_props: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # ... their MENTIONS props
+    collections_of: dict[str, list[str]] = field(default_factory=dict)  # paper -> its collections
     introduces_of: dict[str, list[str]] = field(default_factory=dict)  # paper -> entities it introduces
     papers_in: dict[str, list[str]] = field(default_factory=dict)     # collection -> papers
     paper_by_id: dict[str, str] = field(default_factory=dict)         # any record id -> paper node
@@ -91,20 +98,24 @@ class Index:
     _co_ranked: dict[str, list[tuple[int, str, str, str]]] = field(default_factory=dict)
     introductions: dict[str, list[Row]] = field(default_factory=dict)
 
-    @property
-    def g(self) -> nx.MultiDiGraph:
-        graph = self.graph_ref()
-        if graph is None:
-            raise RuntimeError("the graph of this index was freed while the index was in use")
-        return graph
-
     @classmethod
     def build(cls, g: nx.MultiDiGraph) -> Index:
-        index = cls(weakref.ref(g))
+        """The index of a networkx view (`graph.embedded.to_networkx`'s shape)."""
+        return cls.from_rows(((n, _label(a), a) for n, a in g.nodes(data=True)),
+                             ((_label(d), u, v, d) for u, v, d in g.edges(data=True)),
+                             {k: v for k, v in g.graph.items() if k in ("abstract_of", "paper_details")})
+
+    @classmethod
+    def from_rows(cls, nodes: Iterable[tuple[str, str, dict[str, Any]]],
+                  edges: Iterable[tuple[str, str, str, dict[str, Any]]],
+                  lookups: dict[str, Callable[[str], Any]]) -> Index:
+        """The index of a graph given as (key, label, props) nodes, then (type, source, target,
+        props) edges: a store's rows (`graph.embedded.ViewRows`) need no networkx graph between.
+        The index keeps the props dicts it is given, and the node keys' objects."""
+        index = cls(lookups=lookups)
         by_key: dict[str, list[str]] = defaultdict(list)
         by_type: dict[str, list[str]] = defaultdict(list)
-        for node, attrs in g.nodes(data=True):
-            label = _label(attrs)
+        for node, label, attrs in nodes:
             index.props[node] = attrs
             index.label[node] = label
             if label == "Paper":
@@ -121,19 +132,22 @@ class Index:
 
         papers_of: dict[str, list[tuple[str, int]]] = defaultdict(list)
         mentions_of: dict[str, list[str]] = defaultdict(list)
+        mention_props: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        collections_of: dict[str, list[str]] = defaultdict(list)
         introduces_of: dict[str, list[str]] = defaultdict(list)
         papers_in: dict[str, list[str]] = defaultdict(list)
         relations: dict[str, list[tuple[str, str, str, int, float]]] = defaultdict(list)
         path_adj: dict[str, set[str]] = defaultdict(set)
-        for source, target, attrs in g.edges(data=True):
-            etype = _label(attrs)
+        for etype, source, target, attrs in edges:
             if etype == "MENTIONS":
                 papers_of[target].append((source, int(attrs.get("count", 0))))
                 mentions_of[source].append(target)
+                mention_props[source].append(attrs)
             elif etype == "INTRODUCES":
                 introduces_of[source].append(target)
             elif etype == "IN_COLLECTION":
                 papers_in[target].append(source)
+                collections_of[source].append(target)
             elif etype in RELATION_TYPES:
                 support = attrs.get("support")
                 confidence = attrs.get("confidence")
@@ -146,6 +160,7 @@ class Index:
         for papers in papers_of.values():        # paper id order: papers_mentioning pages by it
             papers.sort(key=lambda pc: index.props[pc[0]]["id"])
         index.papers_of, index.mentions_of = dict(papers_of), dict(mentions_of)
+        index.mention_props, index.collections_of = dict(mention_props), dict(collections_of)
         index.introduces_of, index.papers_in = dict(introduces_of), dict(papers_in)
         index.relations, index.path_adj = dict(relations), dict(path_adj)
         papers_by_year: dict[int, list[str]] = defaultdict(list)
@@ -215,7 +230,7 @@ class Index:
         return found
 
 
-_CACHE: weakref.WeakKeyDictionary[nx.MultiDiGraph, Index] = weakref.WeakKeyDictionary()
+_CACHE: weakref.WeakKeyDictionary[Any, Index] = weakref.WeakKeyDictionary()
 _CACHE_LOCK = threading.Lock()
 
 
@@ -226,6 +241,21 @@ def index_for(g: nx.MultiDiGraph) -> Index:
         if index is None:
             index = Index.build(g)
             _CACHE[g] = index
+        return index
+
+
+def index_of(view: Any) -> Index:
+    """The index of a `graph.store.GraphView` store, built on first use and kept while the store
+    object lives: from its rows when it streams them (`view_rows`), else from its networkx view."""
+    view_rows = getattr(view, "view_rows", None)
+    if view_rows is None:
+        return index_for(view.networkx())
+    with _CACHE_LOCK:
+        index = _CACHE.get(view)
+        if index is None:
+            with view_rows() as rows:
+                index = Index.from_rows(rows.nodes(), rows.edges(), view.lookups())
+            _CACHE[view] = index
         return index
 
 
@@ -570,7 +600,7 @@ def _shortest(ix: Index, a: str, b: str, max_hops: int) -> tuple[list[str], list
     for k in range(1, total + 1):
         nxt = adj.get(path[-1], empty) & layers[k]
         path.append(min(nxt, key=lambda n: ix.props[n]["id"]))
-    vias = [_via(ix.g, path[k], path[k + 1]) for k in range(total)]
+    vias = [_via(ix, path[k], path[k + 1]) for k in range(total)]
     return path, vias
 
 
@@ -585,10 +615,15 @@ def _touching(adj: dict[str, set[str]], candidates: set[str], layer: set[str]) -
     return {m for m in candidates if not adj.get(m, empty).isdisjoint(layer)}
 
 
-def _via(g: nx.MultiDiGraph, u: str, v: str) -> str:
-    """The smallest way to step from u to v: `-TYPE->` along an edge u->v, `<-TYPE-` against v->u."""
-    options = [f"-{_label(d)}->" for d in (g.succ[u].get(v) or {}).values() if _label(d) in PATH_TYPES]
-    options += [f"<-{_label(d)}-" for d in (g.succ[v].get(u) or {}).values() if _label(d) in PATH_TYPES]
+def _via(ix: Index, u: str, v: str) -> str:
+    """The smallest way to step from u to v: `-TYPE->` along an edge u->v, `<-TYPE-` against v->u
+    (the path types: MENTIONS from a paper, relations between entities)."""
+    options = [f"-{t}->" if d == "out" else f"<-{t}-" for t, d, other, _, _ in ix.relations.get(u, ())
+               if other == v]
+    if v in ix.mentions_of.get(u, ()):
+        options.append("-MENTIONS->")
+    if u in ix.mentions_of.get(v, ()):
+        options.append("<-MENTIONS-")
     return min(options)
 
 
@@ -597,7 +632,7 @@ def _abstract(ix: Index, props: dict[str, Any]) -> str | None:
     puts the lookup in `g.graph["abstract_of"]`); a view that keeps it has it in the node."""
     if "abstract" in props:
         return props["abstract"]
-    lookup = ix.g.graph.get("abstract_of")
+    lookup = ix.lookups.get("abstract_of")
     return lookup(props["id"]) if lookup else None
 
 
@@ -611,29 +646,26 @@ def paper(ix: Index, params: dict[str, Any]) -> list[Row]:
         node = found
     p = ix.props[node]
     # A view read from a store keeps the per-mention lists and sentence offsets there
-    # (`graph.embedded.lean_networkx`): one paper's are read back here.
-    details = ix.g.graph.get("paper_details")
+    # (`graph.derive.lean_rows`): one paper's are read back here.
+    details = ix.lookups.get("paper_details")
     stored, stored_mentions = details(node) if details is not None else ({}, {})
-    collections = sorted(str(ix.props[c].get("name")) for c in ix.g.succ[node]
+    collections = sorted(str(ix.props[c].get("name")) for c in set(ix.collections_of.get(node, ()))
                          if ix.label.get(c) == "Collection")
     introduced = set(ix.introduces_of.get(node, ()))
     entities = []
-    for target, edges in ix.g.succ[node].items():
+    for target, attrs in zip(ix.mentions_of.get(node, ()), ix.mention_props.get(node, ()), strict=True):
         if ix.label.get(target) not in _ENTITY_LABELS:
             continue
-        for attrs in edges.values():
-            if _label(attrs) != "MENTIONS":
-                continue
-            e = ix.props[target]
-            attrs = stored_mentions.get(target, attrs)
-            starts = list(attrs.get("starts") or [])
-            mentions = [{"sentence": s, "start": a, "end": b, "surface": t} for s, a, b, t in zip(
-                attrs.get("sentences") or [], starts, attrs.get("ends") or [], attrs.get("surfaces") or [],
-                strict=False)]
-            first = starts[0] if starts else None
-            entities.append(((first is None, first or 0, e["id"]), {
-                "id": e["id"], "type": e.get("type"), "name": e.get("name"), "count": attrs.get("count"),
-                "introduced": target in introduced, "mentions": mentions}))
+        e = ix.props[target]
+        attrs = stored_mentions.get(target, attrs)
+        starts = list(attrs.get("starts") or [])
+        mentions = [{"sentence": s, "start": a, "end": b, "surface": t} for s, a, b, t in zip(
+            attrs.get("sentences") or [], starts, attrs.get("ends") or [], attrs.get("surfaces") or [],
+            strict=False)]
+        first = starts[0] if starts else None
+        entities.append(((first is None, first or 0, e["id"]), {
+            "id": e["id"], "type": e.get("type"), "name": e.get("name"), "count": attrs.get("count"),
+            "introduced": target in introduced, "mentions": mentions}))
     entities.sort(key=lambda item: item[0])
     return [{"id": p["id"], "ids": list(p.get("ids") or [p["id"]]), "title": p.get("title"),
              "year": p.get("year"), "authors": list(p.get("authors") or []), "url": p.get("url"),
@@ -667,3 +699,10 @@ def run(name: str, g: nx.MultiDiGraph, params: dict[str, Any]) -> list[Row] | No
     """Rows of catalog query `name` on `g`, or None when no Python implementation is registered."""
     impl = IMPLEMENTATIONS.get(name)
     return None if impl is None else impl(index_for(g), params)
+
+
+def run_on(name: str, view: Any, params: dict[str, Any]) -> list[Row] | None:
+    """Rows of catalog query `name` on a `GraphView` store (`index_of`), or None when no Python
+    implementation is registered."""
+    impl = IMPLEMENTATIONS.get(name)
+    return None if impl is None else impl(index_of(view), params)

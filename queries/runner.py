@@ -127,12 +127,11 @@ class NetworkxBackend:
         self.store = store
 
     def run_catalog(self, query: CatalogQuery, params: dict[str, Any]) -> list[Row]:
-        graph = self.store.networkx()
-        rows = embedded_impl.run(query.name, graph, params)
+        rows = embedded_impl.run_on(query.name, self.store, params)
         if rows is None:                       # no Python implementation: grand-cypher, params inlined
             from paperkg.queries.embedded_cypher import run_grand_cypher
 
-            rows = run_grand_cypher(graph, query.cypher, params)
+            rows = run_grand_cypher(self.store.networkx(), query.cypher, params)
         return rows
 
     def run_cypher(self, text: str, params: dict[str, Any], max_rows: int | None = None) -> list[Row]:
@@ -143,7 +142,7 @@ class NetworkxBackend:
         return run_grand_cypher(self.store.networkx(), text, params)
 
     def prepare(self) -> None:
-        embedded_impl.index_for(self.store.networkx())
+        embedded_impl.index_of(self.store)
 
 
 def backend_for(store: Any) -> QueryBackend:

@@ -20,4 +20,6 @@ def health(request: Request, store: Annotated[GraphStore, Depends(get_store)]) -
     second): 503 with `Retry-After` when it cannot, as when Neo4j is down or refuses the credentials.
     A balancer should not route to a server whose every query would fail."""
     request.app.state.store_holder.ping(store)
-    return Health(store=getattr(store, "kind", "unknown"), version=request.app.version)
+    loaded = getattr(store, "networkx_loaded", None)
+    cypher = "loading" if loaded is not None and loaded() is None else "ready"
+    return Health(store=getattr(store, "kind", "unknown"), version=request.app.version, cypher=cypher)

@@ -7,6 +7,7 @@ import io
 import json
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,31 @@ def digest(path: Path) -> str:
 def test_health(client: TestClient) -> None:
     body = client.get("/health").json()
     assert body["status"] == "ok" and body["store"] == "embedded" and body["version"]
+
+
+def test_health_says_while_the_graph_user_cypher_reads_is_loading(small_store_path: Path) -> None:
+    """The embedded store answers the catalog from an index of its rows; the networkx graph user
+    Cypher reads is built afterwards, and /health tells which (a /cypher request waits for it)."""
+    store = EmbeddedStore(small_store_path)
+    app = create_app(Settings(store=str(small_store_path)))
+    app.dependency_overrides[get_store] = lambda: store
+    try:
+        with TestClient(app) as client:
+            assert client.get("/queries/entity", params={"name": "GRPO"}).status_code == 200
+            assert client.get("/health").json()["cypher"] == "loading"
+            response = client.post("/cypher", json={"query": "MATCH (m:Method) RETURN count(m) AS n"})
+            assert response.status_code == 200, response.text
+            assert client.get("/health").json()["cypher"] == "ready"
+    finally:
+        store.close()
+
+
+def test_a_served_store_builds_user_cyphers_graph_by_itself(small_store_path: Path) -> None:
+    with TestClient(create_app(Settings(store=str(small_store_path)))) as client:
+        deadline = time.monotonic() + 60
+        while client.get("/health").json()["cypher"] != "ready":
+            assert time.monotonic() < deadline, "the graph for user Cypher was not built within 60 s"
+            time.sleep(0.05)
 
 
 def test_stats_is_the_cli_json(client: TestClient, small_store: EmbeddedStore) -> None:

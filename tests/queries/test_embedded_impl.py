@@ -4,10 +4,15 @@ runs the Cypher on). Goes through `run_named`, so validation and normalisation a
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from paperkg.graph.embedded import EmbeddedStore
+from paperkg.graph.errors import StoreUnavailableError
+from paperkg.graph.state import BuildState
 from paperkg.queries import embedded_impl
 from paperkg.queries.catalog import load_catalog
 from paperkg.queries.runner import run_named
@@ -24,7 +29,7 @@ from tests.queries.graphs import (
     random_graph,
     tiny_graph,
 )
-from tests.queries.parity import GraphOnly
+from tests.queries.parity import GraphOnly, cases, compare
 
 STORE = GraphOnly(tiny_graph())
 
@@ -303,3 +308,39 @@ def test_remembered_results_are_not_shared_with_callers() -> None:
     first = run_named(STORE, "introduced_in", {"collection": "Daily Papers"})
     first[0]["papers"] = 99
     assert run_named(STORE, "introduced_in", {"collection": "Daily Papers"})[0]["papers"] == 1
+
+
+def test_a_store_answers_the_catalog_from_its_rows_without_a_networkx_view(seed_store_path: Path) -> None:
+    """`paperkg serve` is ready once the index is built from the store's rows; the networkx view
+    (user Cypher's) comes after. Both indexes give the same answers, and the view built afterwards
+    holds the node props the index holds, not copies."""
+    store = EmbeddedStore(seed_store_path)
+    try:
+        rows_index = embedded_impl.index_of(store)
+        assert store.networkx_loaded() is None and embedded_impl.index_of(store) is rows_index
+        graph_view = GraphOnly(store.graph())
+        assert compare(store, graph_view, cases(store.graph(), seed=11, per_query=15)) == []
+        assert store.networkx_loaded() is None
+        g = store.networkx()
+        assert g.number_of_edges() == sum(store.stats()["edges"].values())
+        assert all(g.nodes[n] is rows_index.props[n] for n in rows_index.props)
+        assert embedded_impl.index_for(g) is not rows_index
+    finally:
+        store.close()
+
+
+def test_a_view_of_a_store_rebuilt_after_its_index_is_refused(seed_store_path: Path, tmp_path: Path) -> None:
+    """The networkx view built after the index must be of the index's build: a rebuild in between
+    is a 503 to retry (a server loads the new build meanwhile), not a mix of two builds."""
+    path = tmp_path / "store"
+    shutil.copytree(seed_store_path, path)
+    store = EmbeddedStore(path)
+    try:
+        embedded_impl.index_of(store)
+        with BuildState(path).transaction() as tx:
+            assert tx.remove([next(iter(store.state.corpus())).ids[0]]) == []
+            tx.derive()
+        with pytest.raises(StoreUnavailableError, match="rebuilt after its graph was loaded"):
+            store.networkx()
+    finally:
+        store.close()

@@ -43,12 +43,14 @@ def test_old_graph_and_index_are_freed_after_reloads(small_store_path: Path, tmp
     refs = []
     for n in range(3):
         store = holder.get()
+        index = embedded_impl.index_of(store)      # the catalog's, from the store's rows
         graph = store.networkx()          # type: ignore[attr-defined]
-        refs.append((weakref.ref(graph), weakref.ref(embedded_impl.index_for(graph))))
-        del store, graph
+        refs.append((weakref.ref(graph), weakref.ref(embedded_impl.index_for(graph)), weakref.ref(index),
+                     weakref.ref(store)))
+        del store, graph, index
         _rebuild(path, n)
         _wait_reloaded(holder)
     # no gc.collect(): frozen objects are beyond it anyway; reference counting alone must free them
-    assert all(g() is None and i() is None for g, i in refs), [(g() is None, i() is None) for g, i in refs]
+    assert all(ref() is None for group in refs for ref in group), [[r() is None for r in g] for g in refs]
     assert holder.get().stats()["nodes"]["Paper"] == 3 + 3
     holder.close()
