@@ -312,6 +312,23 @@ class BuildState:
             except _DAMAGE as err:
                 raise store_error(err, self.path) from err
 
+    @contextlib.contextmanager
+    def reader(self) -> Iterator[sqlite3.Connection]:
+        """A read transaction on a connection of its own: for a long read (loading the served view,
+        a minute at 1M abstracts) that must not hold up the short reads other threads make through
+        `snapshot` meanwhile (every request asks `generation`). Damage met while reading is named."""
+        try:
+            db = sqlite3.connect(f"{(self.path / DB_FILE).resolve().as_uri()}?mode=ro", uri=True,
+                                 isolation_level=None, check_same_thread=False)
+            try:
+                db.execute("BEGIN")
+                yield db
+                db.execute("COMMIT")
+            finally:
+                db.close()
+        except _DAMAGE as err:
+            raise store_error(err, self.path) from err
+
     def graph(self, *, bulky: bool = True) -> KnowledgeGraph:
         """The derived graph of the last committed build, nodes in key order, edges in id order;
         without `bulky`, no abstracts and no per-paper lists of relations (`derive.read_graph`)."""
