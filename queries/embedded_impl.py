@@ -565,22 +565,34 @@ def _shortest(ix: Index, a: str, b: str, max_hops: int) -> tuple[list[str], list
     """
     adj = ix.path_adj
     empty: set[str] = set()
-    dist_a, dist_b = {a: 0}, {b: 0}
+    # One or two steps, the usual answer between popular entities, read off the two neighbourhoods
+    # directly (one intersection, in C) instead of expanding a hub's every paper into the search.
+    near_a, near_b = adj.get(a, empty), adj.get(b, empty)
+    if max_hops >= 1 and b in near_a:
+        return [a, b], [_via(ix, a, b)]
+    common = near_a & near_b if max_hops >= 2 else empty
+    if common:
+        middle = _smallest_id(ix, common)
+        return [a, middle, b], [_via(ix, a, middle), _via(ix, middle, b)]
+    seen_a, seen_b = {a}, {b}
     levels_a, levels_b = [{a}], [{b}]
     meet: set[str] = set()
     while levels_a[-1] and levels_b[-1] and len(levels_a) + len(levels_b) - 2 < max_hops:
-        cost_a = sum(len(adj.get(n, empty)) for n in levels_a[-1])
-        cost_b = sum(len(adj.get(n, empty)) for n in levels_b[-1])
-        expand_a = cost_a <= cost_b
-        levels, dist, other = (levels_a, dist_a, dist_b) if expand_a else (levels_b, dist_b, dist_a)
+        last_a, last_b = levels_a[-1], levels_b[-1]
+        if len(last_a) <= len(last_b):      # the smaller level counted whole, the other up to it
+            cost_a = _cost(adj, last_a)
+            expand_a = cost_a <= _cost(adj, last_b, cost_a)
+        else:
+            cost_b = _cost(adj, last_b)
+            expand_a = _cost(adj, last_a, cost_b) <= cost_b
+        levels, seen, other = (levels_a, seen_a, seen_b) if expand_a else (levels_b, seen_b, seen_a)
         new: set[str] = set()
         for node in levels[-1]:
             new |= adj.get(node, empty)
-        new.difference_update(dist)
-        level = len(levels)
-        dist.update(dict.fromkeys(new, level))
+        new -= seen
+        seen |= new
         levels.append(new)
-        meet = new.intersection(other)
+        meet = new & other
         if meet:
             break
     if not meet:
@@ -598,16 +610,41 @@ def _shortest(ix: Index, a: str, b: str, max_hops: int) -> tuple[list[str], list
         layers[k] = _touching(adj, levels_b[total - k], layers[k - 1])
     path = [a]
     for k in range(1, total + 1):
-        nxt = adj.get(path[-1], empty) & layers[k]
-        path.append(min(nxt, key=lambda n: ix.props[n]["id"]))
+        path.append(_smallest_id(ix, adj.get(path[-1], empty) & layers[k]))
     vias = [_via(ix, path[k], path[k + 1]) for k in range(total)]
     return path, vias
+
+
+def _cost(adj: dict[str, set[str]], nodes: set[str], bound: int | None = None) -> int:
+    """The edges to follow from `nodes`, counted until they pass `bound`: deciding which side of
+    the search to expand must not walk a hub's every paper (28k at 100k abstracts)."""
+    total = 0
+    for n in nodes:
+        neighbours = adj.get(n)
+        if neighbours is not None:
+            total += len(neighbours)
+            if bound is not None and total > bound:
+                break
+    return total
+
+
+_PAPER_KEY = node_key("Paper", "")
+
+
+def _smallest_id(ix: Index, nodes: set[str]) -> str:
+    """The node with the smallest id. A paper's key is its id behind one fixed prefix, so the
+    papers' smallest key is their smallest id, found in C (a step between two hubs has thousands
+    of common papers to choose from)."""
+    papers = {n for n in nodes if n.startswith(_PAPER_KEY)}
+    best = [min(papers)] if papers else []
+    best += (n for n in nodes if n not in papers) if len(papers) < len(nodes) else ()
+    return min(best, key=lambda n: ix.props[n]["id"])
 
 
 def _touching(adj: dict[str, set[str]], candidates: set[str], layer: set[str]) -> set[str]:
     """The candidates adjacent to some node of `layer`, from whichever side is cheaper to walk."""
     empty: set[str] = set()
-    if sum(len(adj.get(n, empty)) for n in layer) < len(candidates):
+    if _cost(adj, layer, len(candidates)) < len(candidates):
         near: set[str] = set()
         for n in layer:
             near |= adj.get(n, empty)
