@@ -9,7 +9,6 @@ tells a running server when to load the new one.
 from __future__ import annotations
 
 import contextlib
-import gc
 import os
 import sqlite3
 import threading
@@ -27,8 +26,8 @@ from paperkg.graph.derive import (
 )
 from paperkg.graph.errors import StoreUnavailableError
 from paperkg.graph.model import KnowledgeGraph, node_key
-from paperkg.graph.state import DB_FILE, QUICK_CHECK_MAX_BYTES, BuildState
-from paperkg.graph.store import empty_stats, graph_stats
+from paperkg.graph.state import DB_FILE, QUICK_CHECK_MAX_BYTES, BuildState, read_generation
+from paperkg.graph.store import collector_paused, empty_stats, graph_stats
 
 
 def to_networkx(graph: KnowledgeGraph,
@@ -184,12 +183,12 @@ class EmbeddedStore:
         with self._nx_lock:
             if self._nx is None:
                 self._verify(VIEW_TABLES)
-                with self.state.reader() as db, _collector_paused():
+                with self.state.reader() as db, collector_paused():
                     rows = self._rows
                     if rows is None:
                         self._nx, self._stats = lean_networkx(db, self.state)
                     else:
-                        if _generation(db) != self._rows_generation:
+                        if read_generation(db) != self._rows_generation:
                             raise StoreUnavailableError(
                                 f"the store {self.path} was rebuilt after its graph was loaded",
                                 "retry: a server loads the new build by itself; a program opens "
@@ -208,9 +207,9 @@ class EmbeddedStore:
         that keeps its own shape of them: the catalog's index needs no networkx graph, and building
         one was half of a big store's start. Integrity of the tables read is checked first."""
         self._verify(VIEW_TABLES)
-        with self.state.reader() as db, _collector_paused():
+        with self.state.reader() as db, collector_paused():
             rows = ViewRows(db)
-            generation = _generation(db)
+            generation = read_generation(db)
             yield rows
         self._rows, self._rows_generation, self._stats = rows, generation, rows.stats
 
@@ -236,35 +235,3 @@ class EmbeddedStore:
     def close(self) -> None:
         self._graph, self._nx, self._stats, self._rows = None, None, None, None
         self.state.close()
-
-
-_pauses = 0                      # loads in progress with the cyclic collector paused
-_pauses_lock = threading.Lock()
-_was_enabled = True
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while a served view loads. Why: a load makes millions of
-    small dicts, lists and tuples while all of them stay alive, and every automatic collection walks
-    them all (the 100k index took 15.5 s with it on, 10.7 s off); they hold no cycles, so nothing
-    waits for the collector. Loads may overlap (a reload while the view for Cypher is built), so
-    the collector comes back when the last one ends, and only if it was on before the first."""
-    global _pauses, _was_enabled
-    with _pauses_lock:
-        if _pauses == 0:
-            _was_enabled = gc.isenabled()
-            gc.disable()
-        _pauses += 1
-    try:
-        yield
-    finally:
-        with _pauses_lock:
-            _pauses -= 1
-            if _pauses == 0 and _was_enabled:
-                gc.enable()
-
-
-def _generation(db: sqlite3.Connection) -> str | None:
-    row = db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
-    return row[0] if row else None

@@ -61,7 +61,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
-import gc
 import itertools
 import os
 import re
@@ -96,7 +95,7 @@ from paperkg.graph.errors import (
 )
 from paperkg.graph.model import EDGE_TYPES, ENTITY_LABELS, NODE_LABELS, Edge, KnowledgeGraph, Node, node_key
 from paperkg.graph.secrets import register_secret, split_credentials
-from paperkg.graph.store import GraphDelta, empty_stats
+from paperkg.graph.store import GraphDelta, collector_paused, empty_stats
 
 # Rows per write transaction: measured in benchmarks/neo4j_load.py (see benchmarks/README.md).
 DEFAULT_BATCH_SIZE = 10000
@@ -777,7 +776,7 @@ class Neo4jStore:
         is not full applies only to the generation it was made from (`delta.base`); otherwise this
         raises StoreUnavailableError and the next build sends a full one. Idempotent: a killed
         apply is repaired by the next build. The delta is checked before anything is sent."""
-        with _no_gc():
+        with collector_paused():
             self._apply(delta)
 
     def _apply(self, delta: GraphDelta) -> None:
@@ -1356,21 +1355,6 @@ def _over_memory(err: BaseException) -> bool:
     """Whether `err` is Neo4j refusing a transaction over `db.memory.transaction.max` (a transient
     error code, but retrying the same work cannot succeed)."""
     return isinstance(err, nex.Neo4jError) and "MemoryPoolOutOfMemoryError" in (err.code or "")
-
-
-@contextlib.contextmanager
-def _no_gc() -> Iterator[None]:
-    """The cyclic garbage collector off for a save. Why: a full save makes a parameter dict per node
-    and relationship (a million at 100k abstracts) while the whole graph is alive, and each automatic
-    collection walks all of it: with it on, preparing the rows took 2.4x as long (12 s against 5 s).
-    The rows hold no cycles, so nothing waits for the collector; it runs again afterwards."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _warn(message: str) -> None:

@@ -148,6 +148,12 @@ _DAMAGE = (sqlite3.Error, ValueError, KeyError, TypeError)
 _WRITE_DAMAGE = (sqlite3.Error, json.JSONDecodeError)
 
 
+def read_generation(db: sqlite3.Connection) -> str | None:
+    """The generation a connection's current view of the state holds (`BuildState.generation`)."""
+    row = db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+    return row[0] if row else None
+
+
 def _busy(err: sqlite3.OperationalError) -> bool:
     """Whether `err` means another connection holds the lock (retry), not a real failure."""
     return "locked" in str(err) or "busy" in str(err)
@@ -295,8 +301,7 @@ class BuildState:
         """Identity of the last committed build (a new random token per build that changed anything),
         which is how a running server notices a rebuild; None for a store never built."""
         with self._lock:
-            row = self._db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
-        return row[0] if row else None
+            return read_generation(self._db)
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[sqlite3.Connection]:
