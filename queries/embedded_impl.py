@@ -25,8 +25,9 @@ import heapq
 import threading
 import weakref
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any, TypeVar
 
 import networkx as nx
@@ -37,7 +38,6 @@ Row = dict[str, Any]
 _T = TypeVar("_T")
 Impl = Callable[["Index", dict[str, Any]], list[Row]]
 
-PATH_TYPES = frozenset({"MENTIONS", *RELATION_TYPES})
 MAX_PATH_HOPS = 6          # must equal the `*..6` in shortest_path.cypher
 _ENTITY_LABELS = frozenset(ENTITY_LABELS)
 # The largest `limit` cooccurring and introduced_in accept (their catalog headers): the index keeps
@@ -67,8 +67,8 @@ class Index:
     label: dict[str, str] = field(default_factory=dict)                # node key -> label
     by_key: dict[str, list[str]] = field(default_factory=dict)        # compact key -> entity nodes
     by_type: dict[str, list[str]] = field(default_factory=dict)       # label -> entities, top first
-    # entity -> (paper, mention count), in paper id order
-    papers_of: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+    # entity -> (paper, props of its MENTIONS edge), in paper id order
+    papers_of: dict[str, list[tuple[str, dict[str, Any]]]] = field(default_factory=dict)
     mentions_of: dict[str, list[str]] = field(default_factory=dict)   # paper -> entities it mentions
     mention_props: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # ... their MENTIONS props
     collections_of: dict[str, list[str]] = field(default_factory=dict)  # paper -> its collections
@@ -82,9 +82,13 @@ class Index:
     # entity -> {year: papers of that year mentioning it}, entities with dated papers only: the
     # timeline of an entity with 10^5 papers was 10^5 lookups per request
     years_of: dict[str, dict[int, int]] = field(default_factory=dict)
+    # key -> {year: distinct papers}, for keys naming several entities with dated papers: an
+    # ambiguous hub's union of papers (263k at 1M abstracts) took half a second per request
+    years_of_key: dict[str, dict[int, int]] = field(default_factory=dict)
     latest_year: int | None = None                                     # of any paper
-    # node -> neighbours over MENTIONS and relations, either direction (for shortest paths)
-    path_adj: dict[str, set[str]] = field(default_factory=dict)
+    # node -> neighbours over MENTIONS and relations, either direction (for shortest paths): a set
+    # for an entity, a paper's `mentions_of` list itself (a set per paper was 700 MB at 1M papers)
+    path_adj: dict[str, Collection[str]] = field(default_factory=dict)
     # search: all entity keys joined by "\x00", each key's start offset and owning entity
     key_blob: str = ""
     key_starts: list[int] = field(default_factory=list)
@@ -109,18 +113,19 @@ class Index:
     def from_rows(cls, nodes: Iterable[tuple[str, str, dict[str, Any]]],
                   edges: Iterable[tuple[str, str, str, dict[str, Any]]],
                   lookups: dict[str, Callable[[str], Any]]) -> Index:
-        """The index of a graph given as (key, label, props) nodes, then (type, source, target,
-        props) edges: a store's rows (`graph.embedded.ViewRows`) need no networkx graph between.
-        The index keeps the props dicts it is given, and the node keys' objects."""
+        """The index of a graph given as (key, label, props) nodes in any order, then (type, source, target,
+        props) edges in id order: a store's rows (`graph.embedded.ViewRows`) need no networkx graph
+        between. The index keeps the props dicts it is given, and the node keys' objects."""
         index = cls(lookups=lookups)
         by_key: dict[str, list[str]] = defaultdict(list)
         by_type: dict[str, list[str]] = defaultdict(list)
         for node, label, attrs in nodes:
             index.props[node] = attrs
             index.label[node] = label
-            if label == "Paper":
+            if label == "Paper":          # nodes come in any order: the smallest key owns an id
                 for rid in attrs.get("ids") or ():
-                    index.paper_by_id.setdefault(rid, node)
+                    if index.paper_by_id.setdefault(rid, node) > node:
+                        index.paper_by_id[rid] = node
             if label in _ENTITY_LABELS:
                 for key in attrs.get("keys") or ():
                     by_key[key].append(node)
@@ -130,19 +135,25 @@ class Index:
         index.ranked = sorted((n for nodes in by_type.values() for n in nodes), key=index.rank_key)
         index.rank = {n: i for i, n in enumerate(index.ranked)}
 
-        papers_of: dict[str, list[tuple[str, int]]] = defaultdict(list)
+        papers_of: dict[str, list[tuple[str, dict[str, Any]]]] = defaultdict(list)
         mentions_of: dict[str, list[str]] = defaultdict(list)
         mention_props: dict[str, list[dict[str, Any]]] = defaultdict(list)
         collections_of: dict[str, list[str]] = defaultdict(list)
         introduces_of: dict[str, list[str]] = defaultdict(list)
         papers_in: dict[str, list[str]] = defaultdict(list)
         relations: dict[str, list[tuple[str, str, str, int, float]]] = defaultdict(list)
-        path_adj: dict[str, set[str]] = defaultdict(set)
+        path_adj: dict[str, set[str]] = defaultdict(set)     # of entities
+        # The loop runs once per edge (8M at 1M abstracts), so it does as little as it can: a
+        # paper's MENTIONS are contiguous (edges come in id order), so its lists are looked up once
+        # per paper, and an entity's path adjacency to its papers is filled afterwards, in C.
+        last, targets, targets_props = None, [], []
         for etype, source, target, attrs in edges:
             if etype == "MENTIONS":
-                papers_of[target].append((source, int(attrs.get("count", 0))))
-                mentions_of[source].append(target)
-                mention_props[source].append(attrs)
+                papers_of[target].append((source, attrs))
+                if source is not last:
+                    last, targets, targets_props = source, mentions_of[source], mention_props[source]
+                targets.append(target)
+                targets_props.append(attrs)
             elif etype == "INTRODUCES":
                 introduces_of[source].append(target)
             elif etype == "IN_COLLECTION":
@@ -154,15 +165,19 @@ class Index:
                 confidence = 1.0 if confidence is None else confidence
                 relations[source].append((etype, "out", target, support, confidence))
                 relations[target].append((etype, "in", source, support, confidence))
-            if etype in PATH_TYPES:
                 path_adj[source].add(target)
                 path_adj[target].add(source)
-        for papers in papers_of.values():        # paper id order: papers_mentioning pages by it
-            papers.sort(key=lambda pc: index.props[pc[0]]["id"])
+        for node, mentioning in papers_of.items():
+            path_adj[node].update(map(itemgetter(0), mentioning))
+        # paper id order (papers_mentioning pages by it): a paper's key is its id behind one prefix
+        # (`node_key`), and an entity has one MENTIONS edge per paper, so the tuples sort by key
+        # alone, in C; edges come in id order (by paper within a type), so mostly sorted already
+        for papers in papers_of.values():
+            papers.sort()
         index.papers_of, index.mentions_of = dict(papers_of), dict(mentions_of)
         index.mention_props, index.collections_of = dict(mention_props), dict(collections_of)
         index.introduces_of, index.papers_in = dict(introduces_of), dict(papers_in)
-        index.relations, index.path_adj = dict(relations), dict(path_adj)
+        index.relations, index.path_adj = dict(relations), {**path_adj, **index.mentions_of}
         papers_by_year: dict[int, list[str]] = defaultdict(list)
         for node, label in index.label.items():
             year = index.props[node].get("year") if label == "Paper" else None
@@ -175,6 +190,11 @@ class Index:
                 years = Counter(year_of[p] for p, _ in mentioning if p in year_of)
                 if years:
                     index.years_of[node] = dict(years)
+            for key, nodes in index.by_key.items():
+                dated = [n for n in nodes if n in index.years_of]
+                if len(dated) > 1:
+                    papers = {p for n in dated for p, _ in index.papers_of[n] if p in year_of}
+                    index.years_of_key[key] = dict(Counter(year_of[p] for p in papers))
         index.latest_year = max(papers_by_year, default=None)
 
         index.introductions = {c: _introductions(index, c)[:FIGURE_LIMIT] for c in index.papers_in
@@ -311,18 +331,31 @@ def entity(ix: Index, params: dict[str, Any]) -> list[Row]:
             for p in (ix.props[n] for n in nodes)]
 
 
+def _contenders(relations: list[tuple[str, str, str, int, float]], end: int, floor: float
+                ) -> list[tuple[str, str, str, int, float]]:
+    """The relations at or above confidence `floor` that can be among the first `end` by support
+    (descending, as every relation query orders first): those with at least the `end`-th largest
+    support. A hub has tens of thousands of relations at 1M abstracts, and a row built for each
+    (a name looked up, a dict made) was the whole of its query's time."""
+    if floor > 0:
+        relations = [r for r in relations if r[4] >= floor]
+    if len(relations) <= end:
+        return relations
+    least = sorted([r[3] for r in relations], reverse=True)[end - 1]
+    return [r for r in relations if r[3] >= least]
+
+
 def neighbors(ix: Index, params: dict[str, Any]) -> list[Row]:
     rows = []
-    floor = params["min_confidence"]
+    end = params["offset"] + params["limit"]
     for node in ix.entities(params["name_key"]):
-        for rtype, direction, other, support, confidence in ix.relations.get(node, ()):
-            if confidence < floor:
-                continue
+        for rtype, direction, other, support, confidence in _contenders(
+                ix.relations.get(node, []), end, params["min_confidence"]):
             o = ix.props[other]
             rows.append({"entity": ix.entity_id(node), "relation": rtype, "direction": direction,
                          "id": o["id"], "name": o.get("name"), "type": o.get("type"), "support": support,
                          "confidence": confidence})
-    ranked = _top(rows, params["offset"] + params["limit"], lambda r: (
+    ranked = _top(rows, end, lambda r: (
         -r["support"], r["relation"], r["direction"], r["name"], r["id"], r["entity"]))
     return ranked[params["offset"]:]
 
@@ -330,8 +363,8 @@ def neighbors(ix: Index, params: dict[str, Any]) -> list[Row]:
 def _paper_stream(ix: Index, node: str) -> Iterator[tuple[str, str, int, str]]:
     """(paper id, entity id, mention count, paper node) of the papers mentioning `node`, by paper id."""
     entity_id = ix.entity_id(node)
-    for paper, count in ix.papers_of.get(node, ()):
-        yield ix.props[paper]["id"], entity_id, count, paper
+    for paper, attrs in ix.papers_of.get(node, ()):
+        yield ix.props[paper]["id"], entity_id, int(attrs.get("count", 0)), paper
 
 
 def papers_mentioning(ix: Index, params: dict[str, Any]) -> list[Row]:
@@ -415,12 +448,12 @@ def compared_with(ix: Index, params: dict[str, Any]) -> list[Row]:
 
 
 def timeline(ix: Index, params: dict[str, Any]) -> list[Row]:
-    nodes = ix.entities(params["name_key"])
-    if len(nodes) == 1:
-        per_year = ix.years_of.get(nodes[0], {})
-    else:                      # an ambiguous name: a paper mentioning two of its entities counts once
-        papers = {paper for node in nodes for paper, _ in ix.papers_of.get(node, ())}
-        per_year = Counter(year for year in (ix.props[p].get("year") for p in papers) if year is not None)
+    key = params["name_key"]
+    # an ambiguous name counts a paper mentioning two of its entities once (`years_of_key`)
+    per_year = ix.years_of_key.get(key)
+    if per_year is None:
+        dated = [n for n in ix.entities(key) if n in ix.years_of]
+        per_year = ix.years_of[dated[0]] if dated else {}
     return [{"year": year, "papers": count} for year, count in sorted(per_year.items())]
 
 
@@ -510,14 +543,16 @@ def cooccurring(ix: Index, params: dict[str, Any]) -> list[Row]:
 
 
 def _introductions(ix: Index, collection: str) -> list[Row]:
+    """Each entity introduced in `collection` with its papers there and the first of them. Edges are
+    unique per (type, source, target), so neither list holds a paper twice; a paper's key is its id
+    behind one prefix, so the smallest key is the first paper (this runs over every paper at start)."""
     papers_by_entity: dict[str, list[str]] = defaultdict(list)
+    introduces_of = ix.introduces_of
     for paper in ix.papers_in.get(collection, ()):
-        if ix.label.get(paper) != "Paper":
-            continue
-        for node in set(ix.introduces_of.get(paper, ())):
-            papers_by_entity[node].append(ix.props[paper]["id"])
+        for node in introduces_of.get(paper, ()):
+            papers_by_entity[node].append(paper)
     rows = [{"id": ix.entity_id(n), "name": ix.props[n].get("name"), "type": ix.props[n].get("type"),
-             "papers": len(set(ps)), "paper": min(ps)} for n, ps in papers_by_entity.items()]
+             "papers": len(ps), "paper": ix.props[min(ps)]["id"]} for n, ps in papers_by_entity.items()]
     return sorted(rows, key=lambda r: (-r["papers"], r["name"], r["id"]))
 
 
@@ -534,7 +569,8 @@ def shortest_path(ix: Index, params: dict[str, Any]) -> list[Row]:
         for b in ix.entities(params["to_key"]):
             if a == b:
                 continue
-            found = _shortest(ix, a, b, MAX_PATH_HOPS)
+            # an ambiguous name's other entities only matter by a path as short as the best so far
+            found = _shortest(ix, a, b, MAX_PATH_HOPS if best is None else best[0])
             if found is None:
                 continue
             nodes, vias = found
@@ -574,6 +610,8 @@ def _shortest(ix: Index, a: str, b: str, max_hops: int) -> tuple[list[str], list
     if common:
         middle = _smallest_id(ix, common)
         return [a, middle, b], [_via(ix, a, middle), _via(ix, middle, b)]
+    if max_hops <= 2:
+        return None
     seen_a, seen_b = {a}, {b}
     levels_a, levels_b = [{a}], [{b}]
     meet: set[str] = set()
@@ -588,7 +626,7 @@ def _shortest(ix: Index, a: str, b: str, max_hops: int) -> tuple[list[str], list
         levels, seen, other = (levels_a, seen_a, seen_b) if expand_a else (levels_b, seen_b, seen_a)
         new: set[str] = set()
         for node in levels[-1]:
-            new |= adj.get(node, empty)
+            new.update(adj.get(node, ()))
         new -= seen
         seen |= new
         levels.append(new)
@@ -610,12 +648,12 @@ def _shortest(ix: Index, a: str, b: str, max_hops: int) -> tuple[list[str], list
         layers[k] = _touching(adj, levels_b[total - k], layers[k - 1])
     path = [a]
     for k in range(1, total + 1):
-        path.append(_smallest_id(ix, adj.get(path[-1], empty) & layers[k]))
+        path.append(_smallest_id(ix, layers[k].intersection(adj.get(path[-1], ()))))
     vias = [_via(ix, path[k], path[k + 1]) for k in range(total)]
     return path, vias
 
 
-def _cost(adj: dict[str, set[str]], nodes: set[str], bound: int | None = None) -> int:
+def _cost(adj: dict[str, Collection[str]], nodes: set[str], bound: int | None = None) -> int:
     """The edges to follow from `nodes`, counted until they pass `bound`: deciding which side of
     the search to expand must not walk a hub's every paper (28k at 100k abstracts)."""
     total = 0
@@ -641,15 +679,14 @@ def _smallest_id(ix: Index, nodes: set[str]) -> str:
     return min(best, key=lambda n: ix.props[n]["id"])
 
 
-def _touching(adj: dict[str, set[str]], candidates: set[str], layer: set[str]) -> set[str]:
+def _touching(adj: dict[str, Collection[str]], candidates: set[str], layer: set[str]) -> set[str]:
     """The candidates adjacent to some node of `layer`, from whichever side is cheaper to walk."""
-    empty: set[str] = set()
     if _cost(adj, layer, len(candidates)) < len(candidates):
         near: set[str] = set()
         for n in layer:
-            near |= adj.get(n, empty)
+            near.update(adj.get(n, ()))
         return near & candidates
-    return {m for m in candidates if not adj.get(m, empty).isdisjoint(layer)}
+    return {m for m in candidates if not layer.isdisjoint(adj.get(m, ()))}
 
 
 def _via(ix: Index, u: str, v: str) -> str:
