@@ -141,12 +141,14 @@ def _removing(names: Iterable[str]) -> str:
 
 
 # SQLite drops those properties as it reads a row (`json_remove`): parsing whole rows in Python and
-# deleting them afterwards was half of `paperkg serve`'s start on a 100k store.
+# deleting them afterwards was half of `paperkg serve`'s start on a 100k store. Relation rows hold
+# their small props only (`Derivation._put`), so only MENTIONS rows need it. Nodes come in the
+# table's order, not by key: walking the key index fetched each row from elsewhere in the file
+# (6.5 s against 2.1 s for a 1M-abstract store's million nodes).
 _LEAN_NODES = ("SELECT key, label, CASE label WHEN 'Paper' THEN json_remove(props, "
-               f"{_removing(STORED_PAPER_PROPS)}) ELSE props END FROM nodes ORDER BY key")
+               f"{_removing(STORED_PAPER_PROPS)}) ELSE props END FROM nodes")
 _LEAN_EDGES = ("SELECT type, source, target, CASE type WHEN 'MENTIONS' THEN json_remove(props, "
-               f"{_removing(STORED_MENTION_PROPS)}) ELSE json_remove(props, "
-               f"{_removing(BULKY_EDGE_PROPS)}) END FROM edges ORDER BY id")
+               f"{_removing(STORED_MENTION_PROPS)}) ELSE props END FROM edges ORDER BY id")
 # Edge types a paper has one of per entity or collection: once their lists are left out, a few
 # hundred distinct property texts cover a million such edges.
 PER_PAPER_EDGES = frozenset({"MENTIONS", "INTRODUCES", "IN_COLLECTION"})
@@ -154,11 +156,11 @@ PER_PAPER_EDGES = frozenset({"MENTIONS", "INTRODUCES", "IN_COLLECTION"})
 
 def lean_rows(db: sqlite3.Connection) -> tuple[Iterator[tuple[str, str, dict]],
                                                 Iterator[tuple[str, str, str, dict]]]:
-    """The rows of the served view, streamed in `read_graph`'s order: (key, label, small props) of
-    every node, then (type, source, target, small props) of every edge; without the properties
-    named above. Property names are interned: a 1M-abstract graph has ten million props maps of
-    the same few names, and `json.loads` makes new name strings for each. Per-paper edges of one
-    type with equal text share one parsed dict: a change to it is a change to all of them."""
+    """The rows of the served view, streamed: (key, label, small props) of every node in no particular order,
+    then (type, source, target, small props) of every edge in `read_graph`'s order; without the properties
+    named above. Property names are interned: a 1M-abstract graph has ten million props maps of the same
+    few names, and `json.loads` makes new name strings for each. Per-paper edges of one type with equal
+    text share one parsed dict: a change to it is a change to all of them."""
     names: dict[str, str] = {}
     parsed: dict[tuple[str, str], dict] = {}
 

@@ -65,7 +65,7 @@ def lean_networkx(db: sqlite3.Connection, state: BuildState
     the stats of what was read: `to_networkx`'s shape without `derive.STORED_PAPER_PROPS` and
     `STORED_MENTION_PROPS`, which `g.graph["paper_details"]` (`BuildState.paper_details`) reads."""
     rows = ViewRows(db)
-    return view_networkx(rows.nodes(), rows.edges(), state), rows.stats
+    return view_networkx(sorted(rows.nodes()), rows.edges(), state), rows.stats
 
 
 class ViewRows:
@@ -87,10 +87,10 @@ class ViewRows:
         self.stats = empty_stats()
 
     def nodes(self) -> Iterator[tuple[str, str, dict]]:
-        """(key, label, props) of every node, in key order; read once."""
+        """(key, label, props) of every node, in the table's order (`lean_rows`); read once."""
         labels, props_of, counts = self.labels, self.props, self.stats["nodes"]
         for key, label, props in self._rows[0]:
-            props["__labels__"] = labels.setdefault(label, {label})
+            props["__labels__"] = labels.get(label) or labels.setdefault(label, {label})
             props_of[key] = props
             counts[label] += 1
             yield key, label, props
@@ -103,15 +103,16 @@ class ViewRows:
         canonical = {key: key for key in props_of}
         for etype, source, target, props in (self._rows[1] if again is None else lean_rows(again)[1]):
             counts[etype] += 1
-            props["__labels__"] = labels.setdefault(etype, {etype})   # the same set for a shared map
+            # the same set for a shared map, made once per type
+            props["__labels__"] = labels.get(etype) or labels.setdefault(etype, {etype})
             yield etype, canonical.get(source, source), canonical.get(target, target), props
 
 
 def view_networkx(nodes: Iterable[tuple[str, str, dict]], edges: Iterable[tuple[str, str, str, dict]],
                   state: BuildState) -> nx.MultiDiGraph:
-    """The networkx view of `ViewRows`: node and per-paper edge props go into networkx's dicts as
-    they are (`add_node`/`add_edge` copy the map they are given), so the view shares them with
-    whatever else holds those rows."""
+    """The networkx view of `ViewRows` (nodes given in key order, which is the view's node order): node and
+    per-paper edge props go into networkx's dicts as they are (`add_node`/`add_edge` copy the map they are
+    given), so the view shares them with whatever else holds those rows."""
     g = nx.MultiDiGraph(abstract_of=state.abstract, paper_details=state.paper_details)
     node, succ, pred = g._node, g._succ, g._pred
     for key, _label, props in nodes:
@@ -182,8 +183,8 @@ class EmbeddedStore:
         new build meanwhile)."""
         with self._nx_lock:
             if self._nx is None:
-                self._verify(VIEW_TABLES)
-                with self.state.reader() as db, collector_paused():
+                with self._checking(VIEW_TABLES), self.state.reader() as db, \
+                        collector_paused(keep=True):
                     rows = self._rows
                     if rows is None:
                         self._nx, self._stats = lean_networkx(db, self.state)
@@ -193,7 +194,7 @@ class EmbeddedStore:
                                 f"the store {self.path} was rebuilt after its graph was loaded",
                                 "retry: a server loads the new build by itself; a program opens "
                                 "the store again")
-                        nodes = ((key, "", props) for key, props in rows.props.items())
+                        nodes = ((key, "", rows.props[key]) for key in sorted(rows.props))
                         self._nx = view_networkx(nodes, rows.edges(again=db), self.state)
             return self._nx
 
@@ -205,9 +206,8 @@ class EmbeddedStore:
     def view_rows(self) -> Iterator[ViewRows]:
         """The served view's rows, streamed from one snapshot (nodes, then edges), for a consumer
         that keeps its own shape of them: the catalog's index needs no networkx graph, and building
-        one was half of a big store's start. Integrity of the tables read is checked first."""
-        self._verify(VIEW_TABLES)
-        with self.state.reader() as db, collector_paused():
+        one was half of a big store's start. Integrity of the tables read is checked meanwhile."""
+        with self._checking(VIEW_TABLES), self.state.reader() as db, collector_paused(keep=True):
             rows = ViewRows(db)
             generation = read_generation(db)
             yield rows
@@ -222,6 +222,36 @@ class EmbeddedStore:
         if not self._verified:
             self.state.verify(tables)
             self._verified = True
+
+    @contextlib.contextmanager
+    def _checking(self, tables: tuple[str, ...]) -> Iterator[None]:
+        """`tables` checked (`_verify`) on a thread of their own while the caller reads them, and
+        StoreCorruptError raised at the end when they are damaged, also when reading them failed
+        first (then with that failure as the cause). SQLite checks without Python's lock, so on a
+        second core the check takes no time off the load: it was 12 s of a 1M store's start."""
+        if self._verified:
+            yield
+            return
+        failed: list[BaseException] = []
+
+        def check() -> None:
+            try:
+                self._verify(tables)
+            except BaseException as err:     # re-raised in the loading thread below
+                failed.append(err)
+
+        thread = threading.Thread(target=check, name="paperkg-check", daemon=True)
+        thread.start()
+        try:
+            yield
+        except BaseException as err:
+            thread.join()
+            if failed:
+                raise failed[0] from err
+            raise
+        thread.join()
+        if failed:
+            raise failed[0]
 
     def stats(self) -> dict[str, dict[str, int]]:
         """Counts of the graph this object serves (the one loaded, if any), else of the state now."""

@@ -267,14 +267,13 @@ class BuildState:
         """`PRAGMA quick_check`: every page and index entry of the database, or of `tables` and
         their indexes, is readable and consistent (not that every JSON row parses: reading one that
         does not names the damage too). What loads a big store whole checks the tables it loads:
-        the extractions and aggregates (most of a store's pages) only a build reads."""
-        with self._lock:
-            try:
-                problems = [row[0] for table in tables or (None,) for row in self._db.execute(
-                    "PRAGMA quick_check(3)" if table is None else f"PRAGMA quick_check({table})")
-                    if row[0] != "ok"]
-            except sqlite3.Error as err:
-                raise store_error(err, self.path) from err
+        the extractions and aggregates (most of a store's pages) only a build reads. The check reads
+        on a connection of its own, so it holds up no other thread's reads (a load checks its tables
+        while it reads them: `graph.embedded.EmbeddedStore`)."""
+        with self.reader() as db:
+            problems = [row[0] for table in tables or (None,) for row in db.execute(
+                "PRAGMA quick_check(3)" if table is None else f"PRAGMA quick_check({table})")
+                if row[0] != "ok"]
         if problems:
             raise StoreCorruptError(f"the store {self.path} is damaged: {'; '.join(problems)}",
                                     rebuild_hint(self.path))
