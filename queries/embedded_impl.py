@@ -392,14 +392,26 @@ def papers_mentioning(ix: Index, params: dict[str, Any]) -> list[Row]:
 
 
 def papers_with_all(ix: Index, params: dict[str, Any]) -> list[Row]:
-    common: set[str] | None = None
-    for key in params["names_keys"]:
-        papers = {paper for node in ix.entities(key) for paper, _ in ix.papers_of.get(node, ())}
-        common = papers if common is None else common & papers
+    """Papers of the rarest name, kept while each other name (rarest first) has them too: a
+    paper is looked up in a name's entities' paper lists (sorted by key, so by bisection) instead
+    of a set of a hub's 263k papers made per request (1M abstracts)."""
+    names = [[ix.papers_of.get(node, []) for node in ix.entities(key)] for key in params["names_keys"]]
+    if not names:
+        return []
+    names.sort(key=lambda lists: sum(map(len, lists)))
+    common = {paper for papers in names[0] for paper, _ in papers}
+    for lists in names[1:]:
+        common = {p for p in common if any(_has(papers, p) for papers in lists)}
         if not common:
             return []
-    ordered = sorted(common or (), key=lambda p: ix.props[p]["id"])
+    ordered = sorted(common)            # a paper's key is its id behind one prefix: id order
     return [_paper_row(ix, p) for p in _page(ordered, params)]
+
+
+def _has(papers: list[tuple[str, dict[str, Any]]], paper: str) -> bool:
+    """Whether `paper` is in an entity's (paper, props) list, which is sorted by paper key."""
+    i = bisect.bisect_left(papers, (paper,))
+    return i < len(papers) and papers[i][0] == paper
 
 
 def _relation_rows(ix: Index, nodes: list[str], rtype: str, direction: str | None,
