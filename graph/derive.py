@@ -156,11 +156,12 @@ PER_PAPER_EDGES = frozenset({"MENTIONS", "INTRODUCES", "IN_COLLECTION"})
 
 def lean_rows(db: sqlite3.Connection) -> tuple[Iterator[tuple[str, str, dict]],
                                                 Iterator[tuple[str, str, str, dict]]]:
-    """The rows of the served view, streamed: (key, label, small props) of every node in no particular order,
-    then (type, source, target, small props) of every edge in `read_graph`'s order; without the properties
-    named above. Property names are interned: a 1M-abstract graph has ten million props maps of the same
-    few names, and `json.loads` makes new name strings for each. Per-paper edges of one type with equal
-    text share one parsed dict: a change to it is a change to all of them."""
+    """The rows of the served view, streamed: (key, label, small props) of every node in no particular
+    order, then (type, source, target, small props) of every edge in `read_graph`'s order; without
+    the properties named above. Property names are interned: a 1M-abstract graph has ten million
+    props maps of the same few names, and `json.loads` makes new name strings for each. Per-paper
+    edges of one type with equal text share one parsed dict: a change to it is a change to all of
+    them."""
     names: dict[str, str] = {}
     parsed: dict[tuple[str, str], dict] = {}
 

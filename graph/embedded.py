@@ -110,9 +110,9 @@ class ViewRows:
 
 def view_networkx(nodes: Iterable[tuple[str, str, dict]], edges: Iterable[tuple[str, str, str, dict]],
                   state: BuildState) -> nx.MultiDiGraph:
-    """The networkx view of `ViewRows` (nodes given in key order, which is the view's node order): node and
-    per-paper edge props go into networkx's dicts as they are (`add_node`/`add_edge` copy the map they are
-    given), so the view shares them with whatever else holds those rows."""
+    """The networkx view of `ViewRows` (nodes given in key order, which is the view's node order): node
+    and per-paper edge props go into networkx's dicts as they are (`add_node`/`add_edge` copy the
+    map they are given), so the view shares them with whatever else holds those rows."""
     g = nx.MultiDiGraph(abstract_of=state.abstract, paper_details=state.paper_details)
     node, succ, pred = g._node, g._succ, g._pred
     for key, _label, props in nodes:

@@ -127,6 +127,11 @@ CASES: list[tuple[str, dict[str, Any], list[dict[str, Any]]]] = [
         {"id": "p1", "title": "First", "year": 2025}, {"id": "p3", "title": "Third", "year": None}]),
     ("papers_with_all", {"names": '["DP", "Qwen3-8B"]'}, [{"id": "p3", "title": "Third", "year": None}]),
     ("papers_with_all", {"names": ["GRPO", "mathematical reasoning"]}, []),
+    # an ambiguous name after a rarer one; two entities both related to a third (Qwen3-8B), which
+    # is no paper of theirs
+    ("papers_with_all", {"names": ["Qwen3-8B", "DP"]}, [{"id": "p3", "title": "Third", "year": None}]),
+    ("papers_with_all", {"names": ["GRPO", "GSM8K"]}, [
+        {"id": "p1", "title": "First", "year": 2025}, {"id": "p2", "title": None, "year": None}]),
     # evaluated_on / benchmarks_of / compared_with
     ("evaluated_on", {"name": "gsm-8k"}, [
         {"dataset": GSM8K, "id": GRPO, "name": "GRPO", "type": "Method", "support": 2, "confidence": 1.0},
