@@ -140,15 +140,17 @@ def _removing(names: Iterable[str]) -> str:
     return ", ".join(f"'$.{name}'" for name in sorted(names))
 
 
-# SQLite drops those properties as it reads a row (`json_remove`): parsing whole rows in Python and
-# deleting them afterwards was half of `paperkg serve`'s start on a 100k store. Relation rows hold
-# their small props only (`Derivation._put`), so only MENTIONS rows need it. Nodes come in the
-# table's order, not by key: walking the key index fetched each row from elsewhere in the file
-# (6.5 s against 2.1 s for a 1M-abstract store's million nodes).
+# A MENTIONS row keeps the props the served view reads in `lean` (`Derivation._put`): removing the
+# lists as the view read each row (`json_remove`) was 10 of the 25 s a 1M-abstract store's edge
+# rows took, and parsing whole rows in Python half of `paperkg serve`'s start at 100k. The same
+# expression fills `lean` in a store of schema 3 (`state._MIGRATIONS`). Relation rows hold their
+# small props only, and other rows have no lists. A paper's offsets are dropped as its row is read.
+# Nodes come in the table's order, not by key: walking the key index fetched each row from
+# elsewhere in the file (6.5 s against 2.1 s for a 1M-abstract store's million nodes).
+LEAN_MENTIONS = f"json_remove(props, {_removing(STORED_MENTION_PROPS)})"
 _LEAN_NODES = ("SELECT key, label, CASE label WHEN 'Paper' THEN json_remove(props, "
                f"{_removing(STORED_PAPER_PROPS)}) ELSE props END FROM nodes")
-_LEAN_EDGES = ("SELECT type, source, target, CASE type WHEN 'MENTIONS' THEN json_remove(props, "
-               f"{_removing(STORED_MENTION_PROPS)}) ELSE props END FROM edges ORDER BY id")
+_LEAN_EDGES = "SELECT type, source, target, coalesce(lean, props) FROM edges ORDER BY id"
 # Edge types a paper has one of per entity or collection: once their lists are left out, a few
 # hundred distinct property texts cover a million such edges.
 PER_PAPER_EDGES = frozenset({"MENTIONS", "INTRODUCES", "IN_COLLECTION"})
@@ -722,9 +724,11 @@ class _Emitter:
             if old_edge is None:
                 self._counts["edge:" + edge.type] += 1
             if old_edge != (edge.type, edge.source, edge.target, props):
-                self.db.execute("INSERT OR REPLACE INTO edges (id, type, source, target, owner, props) "
-                                "VALUES (?, ?, ?, ?, ?, ?)",
-                                (edge.id, edge.type, edge.source, edge.target, owner, props))
+                lean = None if edge.type != "MENTIONS" else props_json(
+                    {k: v for k, v in edge.props.items() if k not in STORED_MENTION_PROPS})
+                self.db.execute("INSERT OR REPLACE INTO edges (id, type, source, target, owner, props, "
+                                "lean) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                (edge.id, edge.type, edge.source, edge.target, owner, props, lean))
                 self._delta.edges.append(edge)
                 if edge.type in RELATION_TYPES:
                     self._relations[edge.id] = owner

@@ -62,6 +62,46 @@ def test_another_schema_version_says_how_to_rebuild(tmp_path: Path) -> None:
         BuildState(tmp_path)
 
 
+def _view(path: Path) -> tuple[dict, dict]:
+    """The served view's nodes and edges (what `EmbeddedStore` reads lean from the rows)."""
+    from paperkg.graph.embedded import EmbeddedStore
+
+    store = EmbeddedStore(path)
+    try:
+        g = store.networkx()
+        return ({n: {k: v for k, v in a.items() if k != "__labels__"} for n, a in g.nodes(data=True)},
+                {(u, v, k): {x: y for x, y in d.items() if x != "__labels__"}
+                 for u, v, k, d in g.edges(keys=True, data=True)})
+    finally:
+        store.close()
+
+
+def test_a_schema_3_store_is_migrated_and_serves_the_same_view(tmp_path: Path) -> None:
+    """Schema 3 had no `edges.lean`: the view removed the MENTIONS lists as it read each row."""
+    import sqlite3
+
+    write_corpus(tmp_path, make_corpus()).close()
+    view = _view(tmp_path)
+    paper = next(k for k in view[0] if k.startswith("paper:"))
+    state = BuildState(tmp_path)
+    whole, details = _snapshot(state), state.paper_details(paper)
+    state.close()
+    with sqlite3.connect(tmp_path / DB_FILE) as db:
+        db.execute("ALTER TABLE edges DROP COLUMN lean")
+        db.execute("PRAGMA user_version = 3")
+    state = BuildState(tmp_path)
+    with state.snapshot() as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert db.execute("SELECT count(*) FROM edges WHERE type = 'MENTIONS' AND lean IS NULL"
+                          ).fetchone()[0] == 0
+        assert db.execute("SELECT count(*) FROM edges WHERE type != 'MENTIONS' AND lean IS NOT NULL"
+                          ).fetchone()[0] == 0
+    assert _snapshot(state) == whole and state.paper_details(paper) == details
+    state.close()
+    assert _view(tmp_path) == view
+    assert any("count" in props and "surfaces" not in props for props in view[1].values())
+
+
 def test_a_reader_keeps_its_snapshot_while_a_build_writes(tmp_path: Path) -> None:
     corpus = make_corpus()
     entries = list(corpus)
