@@ -251,31 +251,23 @@ class BuildState:
                 raise StoreUnavailableError(
                     f"{self.path} holds build state of schema {version}; this paperkg reads schema "
                     f"{SCHEMA_VERSION}", rebuild_hint(self.path))
-            try:
-                self._db.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as err:
-                if not _busy(err):
-                    raise
-                continue
-            try:
-                if self._db.execute("PRAGMA user_version").fetchone()[0] == 0:   # not made meanwhile
-                    for statement in _SCHEMA.split(";"):
-                        if statement.strip():
-                            self._db.execute(statement)
-                    self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-                    # named with the schema, committed before any build writes elsewhere: a first
-                    # build killed after writing Neo4j must find the same name when it runs again
-                    self._db.execute("INSERT INTO meta (key, value) VALUES ('state_id', ?)",
-                                     (uuid.uuid4().hex,))
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+            create: list[tuple[str, tuple]] = [(statement, ()) for statement in _SCHEMA.split(";")
+                                               if statement.strip()]
+            # named with the schema, committed before any build writes elsewhere: a first build
+            # killed after writing Neo4j must find the same name when it runs again
+            create.append(("INSERT INTO meta (key, value) VALUES ('state_id', ?)", (uuid.uuid4().hex,)))
+            self._schema_step(0, create, SCHEMA_VERSION)
 
     def _migrate(self, version: int) -> None:
-        """Bring a store of schema `version` to the next, in one transaction (a killed migration
-        leaves the old schema, which the next open migrates again). A store opened by several
-        processes at once is migrated by the first; the others find the new version."""
+        """Bring a store of schema `version` to the next (a killed migration leaves the old schema,
+        which the next open migrates again)."""
+        self._schema_step(version, [(statement, ()) for statement in _MIGRATIONS[version]], version + 1)
+
+    def _schema_step(self, version: int, statements: list[tuple[str, tuple]], new_version: int) -> None:
+        """Run `statements` and set schema `new_version` in one transaction if the database is still
+        at `version`: of several processes opening a store at once, the first does it and the others
+        find it done. Returns without doing it when another connection holds the write lock, for the
+        caller to look again."""
         try:
             self._db.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as err:
@@ -284,9 +276,9 @@ class BuildState:
             return
         try:
             if self._db.execute("PRAGMA user_version").fetchone()[0] == version:
-                for statement in _MIGRATIONS[version]:
-                    self._db.execute(statement)
-                self._db.execute(f"PRAGMA user_version = {version + 1}")
+                for statement, args in statements:
+                    self._db.execute(statement, args)
+                self._db.execute(f"PRAGMA user_version = {new_version}")
             self._db.execute("COMMIT")
         except BaseException:
             self._db.execute("ROLLBACK")
