@@ -169,13 +169,12 @@ def _release(store: GraphStore) -> None:
 def _warm_networkx(store: GraphView) -> None:
     """Build the embedded store's networkx view, which only user Cypher reads, once the catalog is
     ready (`EmbeddedStore.view_rows`): /health turns ready without it, and a /cypher request that
-    comes first waits for this build rather than start its own. Frozen like the rest once built."""
+    comes first waits for this build rather than start its own. The load freezes what it made
+    (`graph.store.collector_paused`)."""
     try:
         store.networkx()
     except Exception as err:   # a rebuild or a closed store: the next /cypher request says why
         log.info("the view for user Cypher was not built: %s", err)
-        return
-    gc.freeze()
 
 
 def _run_into(fn: Callable[[], object], future: concurrent.futures.Future[None]) -> None:

@@ -334,14 +334,12 @@ def entity(ix: Index, params: dict[str, Any]) -> list[Row]:
             for p in (ix.props[n] for n in nodes)]
 
 
-def _contenders(relations: list[tuple[str, str, str, int, float]], end: int, floor: float
+def _contenders(relations: list[tuple[str, str, str, int, float]], end: int
                 ) -> list[tuple[str, str, str, int, float]]:
-    """The relations at or above confidence `floor` that can be among the first `end` by support
-    (descending, as every relation query orders first): those with at least the `end`-th largest
-    support. A hub has tens of thousands of relations at 1M abstracts, and a row built for each
-    (a name looked up, a dict made) was the whole of its query's time."""
-    if floor > 0:
-        relations = [r for r in relations if r[4] >= floor]
+    """Of `relations` (already filtered to what the query keeps), those that can be among the first
+    `end` by support (descending, as every relation query orders first): those with at least the
+    `end`-th largest support. A hub has tens of thousands of relations at 1M abstracts, and a row
+    built for each (a name looked up, a dict made) was the whole of its query's time."""
     if len(relations) <= end:
         return relations
     least = sorted([r[3] for r in relations], reverse=True)[end - 1]
@@ -350,10 +348,10 @@ def _contenders(relations: list[tuple[str, str, str, int, float]], end: int, flo
 
 def neighbors(ix: Index, params: dict[str, Any]) -> list[Row]:
     rows = []
-    end = params["offset"] + params["limit"]
+    end, floor = _end(params), params["min_confidence"]
     for node in ix.entities(params["name_key"]):
-        for rtype, direction, other, support, confidence in _contenders(
-                ix.relations.get(node, []), end, params["min_confidence"]):
+        kept = [r for r in ix.relations.get(node, ()) if r[4] >= floor]
+        for rtype, direction, other, support, confidence in _contenders(kept, end):
             o = ix.props[other]
             rows.append({"entity": ix.entity_id(node), "relation": rtype, "direction": direction,
                          "id": o["id"], "name": o.get("name"), "type": o.get("type"), "support": support,
@@ -418,16 +416,17 @@ def papers_with_all(ix: Index, params: dict[str, Any]) -> list[Row]:
 
 
 def _relation_rows(ix: Index, nodes: list[str], rtype: str, direction: str | None,
-                   other_labels: frozenset[str] | None, entity_col: str, floor: float) -> list[Row]:
+                   other_labels: frozenset[str] | None, entity_col: str, floor: float, end: int
+                   ) -> list[Row]:
     """Rows for `rtype` relations of `nodes` (`direction` None: both ways, with a direction column;
-    `other_labels` None: any label at the other end) whose confidence is at least `floor`."""
+    `other_labels` None: any label at the other end) whose confidence is at least `floor`, of those
+    that can be among the first `end` by support (`_contenders`)."""
     rows = []
     for node in nodes:
-        for t, d, other, support, confidence in ix.relations.get(node, ()):
-            if t != rtype or (direction is not None and d != direction) or confidence < floor:
-                continue
-            if other_labels is not None and ix.label[other] not in other_labels:
-                continue
+        kept = [r for r in ix.relations.get(node, ())
+                if r[0] == rtype and (direction is None or r[1] == direction) and r[4] >= floor
+                and (other_labels is None or ix.label[r[2]] in other_labels)]
+        for _, d, other, support, confidence in _contenders(kept, end):
             o = ix.props[other]
             row = {entity_col: ix.entity_id(node), "id": o["id"], "name": o.get("name"),
                    "type": o.get("type")}
@@ -442,7 +441,7 @@ def _relation_rows(ix: Index, nodes: list[str], rtype: str, direction: str | Non
 def evaluated_on(ix: Index, params: dict[str, Any]) -> list[Row]:
     nodes = ix.entities(params["name_key"], ("Dataset", "Benchmark"))
     rows = _relation_rows(ix, nodes, "EVALUATED_ON", "in", frozenset({"Method", "Model"}), "dataset",
-                          params["min_confidence"])
+                          params["min_confidence"], _end(params))
     return _page(_top(rows, _end(params), lambda r: (
         -r["support"], r["name"], r["id"], r["dataset"])), params)
 
@@ -450,14 +449,15 @@ def evaluated_on(ix: Index, params: dict[str, Any]) -> list[Row]:
 def benchmarks_of(ix: Index, params: dict[str, Any]) -> list[Row]:
     nodes = ix.entities(params["name_key"], ("Method", "Model"))
     rows = _relation_rows(ix, nodes, "EVALUATED_ON", "out", frozenset({"Dataset", "Benchmark"}), "entity",
-                          params["min_confidence"])
+                          params["min_confidence"], _end(params))
     return _page(_top(rows, _end(params), lambda r: (
         -r["support"], r["name"], r["id"], r["entity"])), params)
 
 
 def compared_with(ix: Index, params: dict[str, Any]) -> list[Row]:
     nodes = ix.entities(params["name_key"], ("Method", "Model"))
-    rows = _relation_rows(ix, nodes, "COMPARED_WITH", None, None, "entity", params["min_confidence"])
+    rows = _relation_rows(ix, nodes, "COMPARED_WITH", None, None, "entity", params["min_confidence"],
+                          _end(params))
     return _page(_top(rows, _end(params), lambda r: (
         -r["support"], r["name"], r["id"], r["direction"], r["entity"])), params)
 
