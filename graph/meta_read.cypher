@@ -4,5 +4,5 @@
 OPTIONAL MATCH (m:PaperkgMeta {id: 'graph'})
 OPTIONAL MATCH (l:PaperkgMeta {id: 'lease'})
 RETURN m.generation AS generation, m.status AS status, m.target AS target, m.since AS since,
-       m.by AS by, m.source AS source, m.source_name AS source_name, l.owner AS lease_owner, l.holder AS lease_holder, l.expires AS lease_expires,
+       m.by AS by, m.figures AS figures, m.source AS source, m.source_name AS source_name, l.owner AS lease_owner, l.holder AS lease_holder, l.expires AS lease_expires,
        timestamp() AS now

@@ -1,27 +1,32 @@
 """The Neo4j store's precomputed figures kept up to date from a delta, in time that follows the change.
 
 What the figures are (graph/figures_co.cypher, graph/figures_intro.cypher): per entity, the entities
-co-mentioned with it and how many papers mention both, the first `limit` of each type, in the order
-(papers desc, name, id); per collection, the entities its papers introduce, with the number of
-introducing papers and the smallest of their ids, the first `limit` overall in the same order.
+co-mentioned with it and how many papers mention both, the first `limit` of each type in the order
+(papers desc, name, id), one `PaperkgCo` entry each; per collection, the entities its papers
+introduce, with the number of introducing papers and the smallest of their ids, the first `limit`
+overall in the same order, as lists on its `PaperkgFigures` node.
 
 Why not recompute them: a change of 100 papers touches the most-mentioned entities, whose figures
 walk every co-mention (90k relationships for the top entity at 100k abstracts), so recomputing made a
-change into a big database cost seven times what it costs into an empty one. Instead the store reads
-what the changed papers mentioned, introduced and belonged to before and after the change (a few
-relationships per paper), and this module turns the difference into new lists:
+change into a big database cost seven times what it costs into an empty one. Why entries and not an
+entity's list on one node: the touched entities held 263k list entries at 100k abstracts, and a
+list property is rewritten whole, so a change still cost twice what it cost into an empty database;
+the same change alters about 3,000 entries. The store reads what the changed papers mentioned,
+introduced and belonged to before and after the change (a few relationships per paper), and this
+module turns the difference into entry changes:
 
 - a co-mention count changes by the number of changed papers that gained the pair minus those that
-  lost it; an entry already kept gets the difference added;
-- an entity not kept whose count grew enters with its exact count (`counts` asked of the database,
-  from the less mentioned side of the pair): when additions only raise counts, the new first `limit`
-  are among the old kept entries and the grown ones, so merging and cutting is exact;
-- a kept entry that shrank while its type's list was cut at `limit` could let an entry that was not
-  kept overtake it: that entity's (or collection's) figures are recomputed whole (`Update.redo`);
-  so are those showing a renamed entity near a cut. Removals and renames pay that; additions do not.
+  lost it; an entry already kept gets the difference added (and goes at 0);
+- an entity not kept whose count grew, in a type whose entries were full (`limit` kept), is counted
+  exactly (`co_counts.cypher`, from the less mentioned side of the pair) and enters; a type then
+  holding more than `limit` loses its last entries (`co_trim.cypher`): when additions only raise
+  counts, the new first `limit` are among the old kept entries and the grown ones, so this is exact;
+- a kept entry that shrank in a full type could let an entry that was not kept overtake it: that
+  entity's (or collection's) figures are recomputed whole (`Update.redo_*`); so are those showing a
+  renamed entity in a full type. Removals and renames pay that; additions do not.
 
-A list is "cut" when it holds `limit` entries of the type (for collections: `limit` entries): it may
-or may not have had more, and the rules above treat it as if it had.
+A type (for collections: the list) is "cut" when it holds `limit` entries: it may or may not have had
+more, and the rules above treat it as if it had.
 """
 
 from __future__ import annotations
@@ -42,7 +47,7 @@ class Links:
 
 
 NONE = Links()
-_NAME_ID, _PAPERS, _TYPE = itemgetter(1, 0), itemgetter(3), itemgetter(2)
+_NAME_ID, _PAPERS = itemgetter(1, 0), itemgetter(3)
 
 # A stored co-mention entry (other id, name, type, papers) and introduction entry (+ first paper).
 CoRow = tuple[str, str, str, int]
@@ -50,12 +55,30 @@ IntroRow = tuple[str, str, str, int, str]
 
 
 @dataclass
-class Update:
-    """What to write: new co-mention lists by entity id and introduction lists by collection id (an
-    empty list: delete the figures node), and what must be recomputed whole instead."""
+class CoChange:
+    """What a delta does to one entity's co-mention entries: rows to write (changed or new), others
+    whose entry goes, outsiders of cut types that grew (their exact count decides whether they
+    enter), and the number of entries of each type afterwards, before those enter."""
 
-    co: dict[str, list[CoRow]] = field(default_factory=dict)
+    put: list[CoRow]
+    drop: list[str]
+    exact: list[str]
+    sizes: Counter[str]
+
+
+@dataclass
+class Update:
+    """What to write: co-mention entries ((entity, other, name, type, papers) rows to write, (entity,
+    other) pairs to delete, (entity, type, excess): the last `excess` of a type to delete),
+    introduction lists by
+    collection id (an empty list: delete the figures node), the figures of deleted entities and
+    collections, and what must be recomputed whole instead."""
+
+    co_put: list[tuple[str, str, str, str, int]] = field(default_factory=list)
+    co_drop: list[tuple[str, str]] = field(default_factory=list)
+    co_trim: list[tuple[str, str, int]] = field(default_factory=list)
     intro: dict[str, list[IntroRow]] = field(default_factory=dict)
+    gone: set[str] = field(default_factory=set)
     redo_entities: set[str] = field(default_factory=set)
     redo_collections: set[str] = field(default_factory=set)
 
@@ -101,72 +124,72 @@ def _ordered(rows: Iterable[tuple]) -> list:
     return out
 
 
-def cut_co(rows: Iterable[CoRow], limit: int) -> list[CoRow]:
-    """Rows in figures_co.cypher's order (papers desc, name, id), the first `limit` of each type."""
-    ordered = _ordered(rows)
-    if len(ordered) <= limit or max(Counter(map(_TYPE, ordered)).values()) <= limit:
-        return ordered
-    kept: list[CoRow] = []
-    per_type: Counter[str] = Counter()
-    for row in ordered:
-        per_type[row[2]] += 1
-        if per_type[row[2]] <= limit:
-            kept.append(row)
-    return kept
-
-
 def cut_intro(rows: Iterable[IntroRow], limit: int) -> list[IntroRow]:
     """Rows in figures_intro.cypher's order (papers desc, name, id), the first `limit`."""
     return _ordered(rows)[:limit]
 
 
-def merge_co(stored: list[CoRow], changes: Mapping[str, int], names: Mapping[str, tuple[str, str]],
-             renamed: Mapping[str, tuple[str, str]], limit: int) -> tuple[list[CoRow] | None, list[str]]:
-    """One entity's new co-mention list from its stored one, or None when it must be recomputed.
+def co_types(stored: Mapping[str, CoRow], changes: Mapping[str, int], names: Mapping[str, tuple[str, str]],
+             renamed: Mapping[str, tuple[str, str]]) -> set[str]:
+    """The types whose number of kept entries `change_co` needs for one entity."""
+    types = {row[2] for row in stored.values()}
+    types |= {names[o][1] for o in changes if o in names}
+    for other, (old_name, old_type) in renamed.items():
+        types |= {old_type, names.get(other, (old_name, old_type))[1]}
+    return types
 
-    `changes`: other -> count change; `names`: current (name, type) of every entity in `changes`
-    and `renamed` that still exists; `renamed`: entity -> its (name, type) before the change, for
-    entities whose name or type changed. Returns (rows with the entries whose exact count is still
-    needed left out, those entities): the caller asks the database and calls `finish_co`."""
-    per_type = Counter(row[2] for row in stored)
-    cut = {etype for etype, n in per_type.items() if n >= limit}
-    rows = {row[0]: row for row in stored}
+
+def change_co(stored: Mapping[str, CoRow], sizes: Mapping[str, int], changes: Mapping[str, int],
+              names: Mapping[str, tuple[str, str]], renamed: Mapping[str, tuple[str, str]], limit: int
+              ) -> CoChange | None:
+    """What the change does to one entity's entries, or None when they must be recomputed.
+
+    `stored`: other -> its kept entry, for the others in `changes` and `renamed` that have one;
+    `sizes`: type -> number of kept entries, for the types of `co_types`; `changes`: other -> count
+    change; `names`: current (name, type) of every entity in `changes` and `renamed` that still
+    exists; `renamed`: entity -> its (name, type) before the change, for entities whose name or type
+    changed."""
+    cut = {etype for etype, n in sizes.items() if n >= limit}
+    rows = dict(stored)
+    after: Counter[str] = Counter(sizes)
+    changed: set[str] = set()
     for other, (old_name, old_type) in renamed.items():
         new_type = names.get(other, (old_name, old_type))[1]
         if old_type in cut or new_type in cut:
-            return None, []      # a renamed entry near a cut: its place (or an outsider's) unknown
+            return None      # a renamed entry near a cut: its place (or an outsider's) unknown
         if other in rows and other in names:
             row = rows[other]
             rows[other] = (other, names[other][0], names[other][1], row[3])
+            after[row[2]] -= 1
+            after[names[other][1]] += 1
+            changed.add(other)
     exact: list[str] = []
     for other, change in changes.items():
         row = rows.get(other)
         if row is not None:
             papers = row[3] + change
             if (change < 0 and row[2] in cut) or papers < 0 or (papers > 0 and other not in names):
-                return None, []
+                return None
             if papers == 0:
                 del rows[other]
+                after[row[2]] -= 1
             else:
                 rows[other] = (other, names[other][0], names[other][1], papers)
+            changed.add(other)
         elif other in names:
             name, etype = names[other]
             if etype in cut:
                 if change > 0:
                     exact.append(other)      # maybe grown past the cut: its count is needed
             elif change < 0:
-                return None, []              # a count the list says was 0 shrank: recompute
+                return None                  # a count the entries say was 0 shrank: recompute
             else:
                 rows[other] = (other, name, etype, change)
-    return list(rows.values()), exact
-
-
-def finish_co(rows: list[CoRow], exact: Mapping[str, int], names: Mapping[str, tuple[str, str]],
-              limit: int) -> list[CoRow]:
-    """`merge_co`'s rows with the entries counted exactly, in order and cut."""
-    grown = [(other, names[other][0], names[other][1], papers)
-             for other, papers in exact.items() if papers > 0]
-    return cut_co([*rows, *grown], limit)
+                after[etype] += 1
+                changed.add(other)
+    ordered = sorted(changed)
+    return CoChange([rows[o] for o in ordered if o in rows], [o for o in ordered if o not in rows],
+                    sorted(exact), after)
 
 
 def merge_intro(stored: list[IntroRow], counted: Mapping[str, tuple[int, str | None]],

@@ -11,10 +11,10 @@ hundreds of thousands of relationships per second). What the directory holds:
   Papers get their `caption` (title, else id) as `build --neo4j` writes it;
 - `rels-<TYPE>-<Source>-<Target>.csv`, one per relationship type and endpoint labels:
   `:START_ID(<Source>)`, `:END_ID(<Target>)`, `:TYPE`, typed property columns;
-- `nodes-PaperkgFigures.csv` and `nodes-PaperkgMeta.csv`: the store's internal nodes (the figures
-  `cooccurring` and `introduced_in` read, the marker saying which build generation the graph is),
-  so the imported database answers every catalog query and a later `build --neo4j --store` of the
-  same store only writes what changed;
+- `nodes-PaperkgCo.csv`, `nodes-PaperkgFigures.csv` and `nodes-PaperkgMeta.csv`: the store's
+  internal nodes (the figures `cooccurring` and `introduced_in` read, the marker saying which build
+  generation the graph is), so the imported database answers every catalog query and a later
+  `build --neo4j --store` of the same store only writes what changed;
 - `import.args`: the importer's arguments, one a line (file names relative to DIR); `import.sh`
   runs `neo4j-admin database import full` with them; `schema.cypher`: the constraints and indexes
   to create once the database is started (`cypher-shell -f schema.cypher`), the ones
@@ -38,13 +38,13 @@ from typing import Any
 
 from paperkg.graph.errors import BadInputError
 from paperkg.graph.model import EDGE_TYPES, ENTITY_LABELS, NODE_LABELS, KnowledgeGraph
-from paperkg.graph.neo4j_store import FIGURE_LIMIT, schema_statements
+from paperkg.graph.neo4j_store import FIGURE_LIMIT, FIGURES_FORMAT, schema_statements
 
 ARRAY_DELIMITER = "\x1f"
 IMPORT_OPTIONS = ("--array-delimiter=U+001F", "--multiline-fields=true", "--id-type=string")
-# Figure property names on the internal PaperkgFigures nodes (graph/figures_co.cypher and
-# figures_intro.cypher write the same).
-CO_PROPS = ("co_ids", "co_names", "co_types", "co_papers")
+# Figure property names on the internal PaperkgCo and PaperkgFigures nodes (graph/figures_co.cypher
+# and figures_intro.cypher write the same).
+CO_PROPS = ("of", "other", "co_name", "co_type", "co_papers")
 INTRO_PROPS = ("intro_ids", "intro_names", "intro_types", "intro_papers", "intro_paper")
 
 
@@ -61,14 +61,14 @@ def _ranked(graph: KnowledgeGraph, counts: Mapping[str, int]) -> list[tuple[int,
     return sorted((-n, str(nodes[k].props.get("name", "")), nodes[k].id, k) for k, n in counts.items())
 
 
-def figures(graph: KnowledgeGraph) -> dict[str, dict[str, list]]:
-    """The figure properties of every entity and collection that has some, by node id: what a save
-    into Neo4j computes in Cypher (graph/figures_co.cypher, figures_intro.cypher), computed here from
-    the graph so that an imported database needs no pass after the import.
+def figures(graph: KnowledgeGraph) -> tuple[list[dict[str, Any]], dict[str, dict[str, list]]]:
+    """(the co-mention entries, the introduction lists of every collection that has some by its id):
+    what a save into Neo4j computes in Cypher (graph/figures_co.cypher, figures_intro.cypher),
+    computed here from the graph so that an imported database needs no pass after the import.
 
     - entity E: every other entity mentioned by a paper that mentions E, with the number of such
-      papers, ordered by papers desc, name, id; the first FIGURE_LIMIT of each type are kept (they
-      hold the first FIGURE_LIMIT overall).
+      papers; the first FIGURE_LIMIT of each type in the order papers desc, name, id are kept (they
+      hold the first FIGURE_LIMIT overall), one entry each.
     - collection C: every entity a Paper of C introduces, with the number of introducing papers and
       the smallest of their ids, same order, first FIGURE_LIMIT.
     The parity tests hold an imported database's answers to the embedded store's."""
@@ -88,6 +88,7 @@ def figures(graph: KnowledgeGraph) -> dict[str, dict[str, list]]:
     for paper, targets in mentions.items():
         for target in targets:
             papers_of[target].append(paper)
+    co: list[dict[str, Any]] = []
     out: dict[str, dict[str, list]] = {}
     for key, papers in papers_of.items():
         counts: Counter[str] = Counter()
@@ -95,14 +96,11 @@ def figures(graph: KnowledgeGraph) -> dict[str, dict[str, list]]:
             counts.update(mentions[paper])
         counts.pop(key, None)
         per_type: Counter[str] = Counter()
-        kept = []
         for neg, name, oid, other in _ranked(graph, counts):
-            otype = nodes[other].props.get("type") or ""   # as figures_co.cypher: lists hold no null
+            otype = nodes[other].props.get("type") or ""   # as figures_co.cypher: '' for no type
             per_type[otype] += 1
             if per_type[otype] <= FIGURE_LIMIT:
-                kept.append((oid, name, otype, -neg))
-        if kept:
-            out[nodes[key].id] = dict(zip(CO_PROPS, map(list, zip(*kept, strict=True)), strict=True))
+                co.append(dict(zip(CO_PROPS, (nodes[key].id, oid, name, otype, -neg), strict=True)))
     for key, papers in members.items():
         introducing: dict[str, list[str]] = defaultdict(list)
         for paper in papers:
@@ -113,7 +111,7 @@ def figures(graph: KnowledgeGraph) -> dict[str, dict[str, list]]:
                 for neg, name, oid, k in ranked]
         if kept:
             out[nodes[key].id] = dict(zip(INTRO_PROPS, map(list, zip(*kept, strict=True)), strict=True))
-    return out
+    return co, out
 
 
 def _kind(value: Any) -> str:
@@ -220,13 +218,16 @@ def write_import_dir(graph: KnowledgeGraph, out_dir: str | Path, *, generation: 
     args = list(IMPORT_OPTIONS)
     nodes_total = rels_total = 0
 
-    def node_file(label: str, extra_labels: str, records: list[dict[str, Any]], id_prop: str) -> None:
+    def node_file(label: str, extra_labels: str, records: list[dict[str, Any]], id_prop: str | None) -> None:
+        """One node file; `id_prop` None: nodes no relationship refers to, numbered, the number not
+        stored (`:ID(label)` without a property name)."""
         nonlocal nodes_total
-        columns = _property_columns(records, {id_prop})
-        header = [f"{id_prop}:ID({label})", ":LABEL",
+        columns = _property_columns(records, {id_prop} if id_prop else set())
+        header = [f"{id_prop or ''}:ID({label})", ":LABEL",
                   *(f"{_check_name(n)}:{t}" for n, t in columns)]
         labels = _field(extra_labels.split(";")) if extra_labels else _field(label)
-        rows = ([_field(r[id_prop]), labels, *(_field(r.get(n)) for n, _ in columns)] for r in records)
+        rows = ([_field(r[id_prop] if id_prop else str(i)), labels, *(_field(r.get(n)) for n, _ in columns)]
+                for i, r in enumerate(records))
         name = f"nodes-{label}.csv"
         nodes_total += _write_csv(out / name, header, rows)
         files.append(name)
@@ -242,10 +243,14 @@ def write_import_dir(graph: KnowledgeGraph, out_dir: str | Path, *, generation: 
         if by_label.get(label):
             extra = f"{label};Entity" if label in ENTITY_LABELS else ""
             node_file(label, extra, by_label[label], "id")
-    figured = [{"of": of, **props} for of, props in sorted(figures(graph).items())]
+    co, intro = figures(graph)
+    if co:
+        node_file("PaperkgCo", "", co, None)
+    figured = [{"of": of, **props} for of, props in sorted(intro.items())]
     if figured:
         node_file("PaperkgFigures", "", figured, "of")
     node_file("PaperkgMeta", "", [{"id": "graph", "status": "complete", "generation": generation,
+                                   "figures": FIGURES_FORMAT,
                                    "by": "neo4j-admin database import (paperkg export neo4j-import)"}],
               "id")
 

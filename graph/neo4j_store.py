@@ -10,7 +10,8 @@ Design, and why:
 - **Neo4j as its users expect it.** Domain nodes carry the graph model's properties and nothing
   else; every entity also has the shared label `Entity`; Papers have a `caption` (title, else id)
   for Neo4j Browser. What the store needs for itself lives on internal nodes never connected to the
-  graph: `PaperkgMeta` (the save marker and the build lease) and `PaperkgFigures` (see below).
+  graph: `PaperkgMeta` (the save marker and the build lease), `PaperkgCo` and `PaperkgFigures`
+  (see below).
 - **Saves write the change.** A build hands `apply` a `GraphDelta`: the nodes and relationships that
   are new or changed (whole: `SET x = row.props`), and what went stale. Upserts go first (nodes, then
   relationships), deletions last, so a reader never misses something both graphs hold. A delta of
@@ -36,12 +37,14 @@ Design, and why:
   save.
 - **Precomputed figures.** `cooccurring` and `introduced_in` would otherwise walk every co-mention of
   a popular entity (90k relationships at 100k abstracts) or every introduction of a large collection
-  on each call. A full save computes them in Neo4j (`figures_co.cypher`, `figures_intro.cypher`) and
-  stores them on `PaperkgFigures` nodes keyed by their id. A delta changes the stored lists by the
-  difference it makes (`graph/neo4j_figures.py`: what the changed papers mentioned, introduced and
-  belonged to before and after the write), in the same transaction as the delta when it is one, so
-  its cost follows the change, not the popularity of the entities it touches; only a shrinking entry
-  or a rename near a list's cut recomputes that one list from the graph.
+  on each call. A full save computes them in Neo4j (`figures_co.cypher`, `figures_intro.cypher`):
+  one `PaperkgCo` node per kept co-mention (an entity's list as one property would be rewritten
+  whole by every change that touches it), one `PaperkgFigures` node per collection. A delta changes
+  them by the difference it makes (`graph/neo4j_figures.py`: what the changed papers mentioned,
+  introduced and belonged to before and after the write), in the same transaction as the delta when
+  it is one, so its cost follows the change, not the popularity of the entities it touches; only a
+  shrinking entry or a rename near a list's cut recomputes that one entity's or collection's figures
+  from the graph.
 - **Bounded.** Connection attempts give up after `connection_timeout` (3 s) and reads retry for at
   most `READ_RETRY_TIME`, so a stopped server is answered in seconds; every read runs with a server
   timeout and a client deadline (timeout + `DEADLINE_GRACE`), so a frozen server costs a request its
@@ -97,6 +100,10 @@ from paperkg.graph.model import EDGE_TYPES, ENTITY_LABELS, NODE_LABELS, Edge, Kn
 from paperkg.graph.secrets import register_secret, split_credentials
 from paperkg.graph.store import GraphDelta, collector_paused, empty_stats
 
+# The layout of the precomputed figures (recorded by every complete save): 2, co-mentions as one
+# `PaperkgCo` entry each (1 was one list per entity). A database saved with another layout is not in
+# step: the next build rewrites it whole.
+FIGURES_FORMAT = 2
 # Rows per write transaction: measured in benchmarks/neo4j_load.py (see benchmarks/README.md).
 DEFAULT_BATCH_SIZE = 10000
 # Concurrent sessions for the relationships of a full save into an empty database.
@@ -292,6 +299,7 @@ class Meta:
     target: str | None = None
     since: int | None = None
     by: str | None = None
+    figures: int | None = None
     source: str | None = None
     source_name: str | None = None
     lease_owner: str | None = None
@@ -647,7 +655,7 @@ class Neo4jStore:
         """The `GraphDelta.generation` last applied completely (None: never, or a save since then
         did not finish)."""
         meta = self._meta()
-        return meta.generation if meta.status == "complete" else None
+        return meta.generation if meta.status == "complete" and meta.figures == FIGURES_FORMAT else None
 
     # ---- build lease ---------------------------------------------------------------------------
 
@@ -809,7 +817,7 @@ class Neo4jStore:
 
     def _in_step(self, meta: Meta, base: str | None) -> bool:
         if meta.status is not None:
-            return meta.status == "complete" and meta.generation == base
+            return meta.status == "complete" and meta.figures == FIGURES_FORMAT and meta.generation == base
         # No save recorded: only an empty database is the empty graph a first delta starts from.
         counts = self._read(self._count_all, "counting the graph")
         return base is None and not any(counts["nodes"].values())
@@ -898,7 +906,7 @@ class Neo4jStore:
     def _marker(self, tx: neo4j.Transaction, name: str, generation: str) -> None:
         params = {"generation": generation, "owner": self._lease_owner,
                   "holder": f"{socket.gethostname()} pid {os.getpid()}",
-                  "source": self._source[0], "source_name": self._source[1]}
+                  "source": self._source[0], "source_name": self._source[1], "figures": FIGURES_FORMAT}
         record = tx.run(statement(name), params).single()
         if name == "meta_complete" and (self._lease_lost or not record or not record["done"]):
             raise StoreUnavailableError(
@@ -954,7 +962,7 @@ class Neo4jStore:
         return links
 
     def _entity_rows(self, runner: Any, ids: Iterable[str]) -> dict[str, tuple[Any, Any, Any]]:
-        """Stored (name, type, paper_count) of these entities (the ones that exist)."""
+        """Stored (name, type, papers mentioning it) of these entities (the ones that exist)."""
         found: dict[str, tuple[Any, Any, Any]] = {}
         for batch in _batches(sorted(ids), self.batch_size):
             for eid, name, etype, papers in runner.run(statement("entity_names"), ids=batch).single(
@@ -989,77 +997,108 @@ class Neo4jStore:
                        renamed: Mapping[str, tuple[str, str]],
                        dependents: tuple[dict[str, set[str]], dict[str, set[str]]],
                        gone: set[str]) -> figures.Update:
-        """The figure lists the change gives (see graph/neo4j_figures.py), read inside `tx` after the
-        delta's writes: the stored lists of the entities and collections whose inputs changed, the
-        current names of the entries that change, and exact counts where a list's cut needs them."""
+        """The figure changes the delta makes (see graph/neo4j_figures.py), read inside `tx` after
+        the delta's writes: the stored entries of the co-mention pairs it changed, how many entries
+        the types concerned keep, the stored lists of the collections whose inputs changed, the
+        current names of the entries that change, and exact counts where a cut needs them."""
         limit = FIGURE_LIMIT
         co = figures.co_changes(before, after)
         pairs = figures.intro_pairs(before, after)
         dep_entities, dep_collections = dependents
-        entity_ids = (set(co) | set(dep_entities)) - gone
+        entity_ids = sorted((set(co) | set(dep_entities)) - gone)
         collection_ids = ({c for c, _ in pairs} | set(dep_collections)) - gone
-        stored_co: dict[str, list[figures.CoRow]] = {}
-        stored_intro: dict[str, list[figures.IntroRow]] = {}
-        for batch in _batches(sorted(entity_ids | collection_ids), self.batch_size):
-            for fid, *lists in tx.run(statement("figures_read"), ids=batch).single(strict=True)["rows"]:
-                stored_co[fid] = list(zip(*lists[:4], strict=True))
-                stored_intro[fid] = list(zip(*lists[4:], strict=True))
         wanted = {o for changes in co.values() for o in changes} | set(renamed) | {e for _, e in pairs}
-        wanted |= entity_ids
+        wanted |= set(entity_ids)
         rows = self._entity_rows(tx, wanted)
         names = {eid: (name or "", etype or "") for eid, (name, etype, _) in rows.items()}
-        update = figures.Update()
-        exact_of: dict[str, tuple[list[figures.CoRow], list[str]]] = {}
-        for eid in sorted(entity_ids):
-            moved = {r: renamed[r] for r in dep_entities.get(eid, ())}
-            merged, exact = figures.merge_co(stored_co.get(eid, []), co.get(eid, {}), names, moved, limit)
-            if merged is None:
-                update.redo_entities.add(eid)
-            elif exact:
-                exact_of[eid] = (merged, exact)
-            elif (new := figures.cut_co(merged, limit)) != stored_co.get(eid, []):
-                update.co[eid] = new
-        counts: dict[tuple[str, str], int] = {}
-        if exact_of:
-            def papers(eid: str) -> int:
-                return int(rows[eid][2] or 0) if eid in rows else 0
+        moved = {eid: {r: renamed[r] for r in dep_entities.get(eid, ())} for eid in entity_ids}
 
-            ask = [[eid, o] if papers(eid) <= papers(o) else [o, eid]
-                   for eid, (_, exact) in exact_of.items() for o in exact]
-            for batch in _batches(ask, self.batch_size):
-                for a, b, n in tx.run(statement("co_counts"), pairs=batch).single(strict=True)["rows"]:
-                    counts[(a, b)] = counts[(b, a)] = int(n)
-            for eid, (merged, exact) in exact_of.items():
-                update.co[eid] = figures.finish_co(merged, {o: counts[(eid, o)] for o in exact}, names, limit)
+        stored: dict[str, dict[str, figures.CoRow]] = defaultdict(dict)
+        asked = [[eid, o] for eid in entity_ids for o in sorted({*co.get(eid, ()), *moved[eid]})]
+        for batch in _batches(asked, self.batch_size):
+            for of, other, name, etype, papers in tx.run(statement("co_read"), pairs=batch).single(
+                    strict=True)["rows"]:
+                stored[of][other] = (other, name, etype, int(papers))
+        sizes: dict[str, dict[str, int]] = defaultdict(dict)
+        least: dict[tuple[str, str], int] = {}      # (entity, type) -> smallest kept count
+        keys = [[eid, t] for eid in entity_ids
+                for t in sorted(figures.co_types(stored[eid], co.get(eid, {}), names, moved[eid]))]
+        for batch in _batches(keys, self.batch_size):
+            for of, etype, n, smallest in tx.run(statement("co_sizes"), keys=batch).single(
+                    strict=True)["rows"]:
+                sizes[of][etype] = int(n)
+                least[(of, etype)] = int(smallest or 0)
+
+        update = figures.Update(gone=set(gone))
+        changes: dict[str, figures.CoChange] = {}
+        for eid in entity_ids:
+            change = figures.change_co(stored[eid], sizes[eid], co.get(eid, {}), names, moved[eid], limit)
+            if change is None:
+                update.redo_entities.add(eid)
+                continue
+            changes[eid] = change
+            update.co_put += [(eid, *row) for row in change.put]
+            update.co_drop += [(eid, other) for other in change.drop]
+        counts: dict[tuple[str, str], int] = {}
+
+        def papers(eid: str) -> int:
+            return int(rows[eid][2] or 0) if eid in rows else 0
+
+        # An outsider enters a cut type only if it counts at least the type's smallest kept count
+        # (on a tie its name decides: co_trim); it counts at most its own papers, so most are never
+        # counted.
+        entering = {eid: [o for o in change.exact if papers(o) >= least[(eid, names[o][1])]]
+                    for eid, change in changes.items()}
+        ask = [[eid, o] if papers(eid) <= papers(o) else [o, eid] for eid, others in entering.items()
+               for o in others]
+        for batch in _batches(ask, self.batch_size):
+            for a, b, n in tx.run(statement("co_counts"), pairs=batch).single(strict=True)["rows"]:
+                counts[(a, b)] = counts[(b, a)] = int(n)
+        for eid, change in changes.items():
+            for other in entering[eid]:
+                if counts[(eid, other)] >= max(1, least[(eid, names[other][1])]):
+                    name, etype = names[other]
+                    update.co_put.append((eid, other, name, etype, counts[(eid, other)]))
+                    change.sizes[etype] += 1
+            update.co_trim += [(eid, etype, n - limit) for etype, n in sorted(change.sizes.items())
+                               if n > limit]
+
+        stored_intro: dict[str, list[figures.IntroRow]] = {}
+        for batch in _batches(sorted(collection_ids), self.batch_size):
+            for fid, *lists in tx.run(statement("figures_read"), ids=batch).single(strict=True)["rows"]:
+                stored_intro[fid] = list(zip(*lists, strict=True))
         counted: dict[str, dict[str, tuple[int, str | None]]] = defaultdict(dict)
         for batch in _batches(sorted(map(list, pairs)), self.batch_size):
             result = tx.run(statement("intro_counts"), pairs=batch).single(strict=True)["rows"]
             for cid, eid, n, first in result:
                 counted[cid][eid] = (int(n), first)
         for cid in sorted(collection_ids):
-            moved = {r: renamed[r] for r in dep_collections.get(cid, ())}
-            merged_intro = figures.merge_intro(stored_intro.get(cid, []), counted.get(cid, {}), names, moved,
-                                               limit)
+            moved_intro = {r: renamed[r] for r in dep_collections.get(cid, ())}
+            merged_intro = figures.merge_intro(stored_intro.get(cid, []), counted.get(cid, {}), names,
+                                               moved_intro, limit)
             if merged_intro is None:
                 update.redo_collections.add(cid)
             elif merged_intro != stored_intro.get(cid, []):
                 update.intro[cid] = merged_intro
-        for fid in gone:
-            update.co[fid] = []
         return update
 
     def _write_figures(self, tx: neo4j.Transaction, update: figures.Update) -> None:
-        """Write an update's lists (an empty one deletes the figures node), then recompute whole what
-        it could not change in place."""
-        gone = sorted([fid for fid, rows in update.co.items() if not rows]
-                      + [fid for fid, rows in update.intro.items() if not rows])
+        """Write an update: the figures of what is gone deleted, co-mention entries deleted, written
+        and cut back, introduction lists replaced (an empty one deletes the figures node); then
+        recompute whole what it could not change in place."""
+        gone = sorted(update.gone | {fid for fid, rows in update.intro.items() if not rows})
         for batch in _batches(gone, self.batch_size):
             tx.run(statement("figures_delete"), ids=batch).consume()
-        co = [{"of": fid, "ids": [r[0] for r in rows], "names": [r[1] for r in rows],
-               "types": [r[2] for r in rows], "papers": [r[3] for r in rows]}
-              for fid, rows in sorted(update.co.items()) if rows]
-        for batch in _batches(co, FIGURE_BATCH):
-            tx.run(statement("figures_put_co"), rows=batch).consume()
+        for batch in _batches([list(pair) for pair in update.co_drop], self.batch_size):
+            tx.run(statement("co_drop"), pairs=batch).consume()
+        for batch in _batches([list(row) for row in update.co_put], self.batch_size):
+            tx.run(statement("co_put"), rows=batch).consume()
+        excess: dict[int, list[list[str]]] = defaultdict(list)
+        for eid, etype, n in update.co_trim:
+            excess[n].append([eid, etype])
+        for n, keys in sorted(excess.items()):
+            for batch in _batches(keys, FIGURE_BATCH):
+                tx.run(statement("co_trim"), keys=batch, excess=n).consume()
         intro = [{"of": fid, "ids": [r[0] for r in rows], "names": [r[1] for r in rows],
                   "types": [r[2] for r in rows], "papers": [r[3] for r in rows],
                   "firsts": [r[4] for r in rows]}
@@ -1073,47 +1112,49 @@ class Neo4jStore:
         """Recompute (inside `tx`) the figures of these entities and collections."""
         for batch in _batches([*entities, *collections], self.batch_size):
             tx.run(statement("figures_delete"), ids=batch).consume()
+        self._new_figures(tx, entities, collections)
+
+    @staticmethod
+    def _new_figures(tx: neo4j.Transaction, entities: Sequence[str], collections: Sequence[str]) -> None:
+        """Compute (inside `tx`) the figures of entities and collections that have none stored."""
         for batch in _batches(list(entities), FIGURE_BATCH):
             tx.run(statement("figures_co"), ids=batch, limit=FIGURE_LIMIT).consume()
         for batch in _batches(list(collections), FIGURE_BATCH):
             tx.run(statement("figures_intro"), ids=batch, limit=FIGURE_LIMIT).consume()
 
-    def _figures_batched(self, session: neo4j.Session, entities: Sequence[str],
-                         collections: Sequence[str], generation: str) -> None:
-        """`_figures` a transaction per FIGURE_BATCH, the marker completed with the last one."""
-        batches = [(b, []) for b in _batches(list(entities), FIGURE_BATCH)]
-        batches += [([], b) for b in _batches(list(collections), FIGURE_BATCH)]
-        if not batches:
-            self._write(session, lambda tx: self._marker(tx, "meta_complete", generation))
-        for i, (ents, colls) in enumerate(batches):
-            def work(tx: neo4j.Transaction, ents: list[str] = ents, colls: list[str] = colls,
-                     last: bool = i == len(batches) - 1) -> None:
-                self._figures(tx, ents, colls)
-                if last:
-                    self._marker(tx, "meta_complete", generation)
-
-            self._write(session, work)
+    def _figures_batched(self, entities: Sequence[str], collections: Sequence[str]) -> None:
+        """The figures of a full save (none stored: cleared first), a transaction per FIGURE_BATCH,
+        on `workers` sessions at once: each batch reads the graph and writes nodes of its own."""
+        works = [lambda tx, e=ents: self._new_figures(tx, e, [])
+                 for ents in _batches(list(entities), FIGURE_BATCH)]
+        works += [lambda tx, c=colls: self._new_figures(tx, [], c)
+                  for colls in _batches(list(collections), FIGURE_BATCH)]
+        self._in_parallel(works)
 
     def _apply_full(self, session: neo4j.Session, plan: Plan, generation: str) -> None:
         """Every node and relationship of the graph, then nothing else: CREATE into a database with
-        no paperkg node, else MERGE and delete the stale; then every figure, then the marker."""
+        no paperkg node, else MERGE and delete the stale; then every figure, then the marker.
+
+        Indexes no write looks anything up through are dropped first and built once at the end (a
+        population is cheaper than updating them per batch): into an empty database every one that
+        backs no constraint, into another graph the co-mention indexes (every entry is deleted and
+        written again)."""
         counts = session.execute_read(self._count_all)
         empty = not any(counts["nodes"].values()) and not any(counts["edges"].values())
         self._write(session, lambda tx: self._marker(tx, "meta_writing", generation))
         nodes, edges = self._parts(plan, create=empty)
+        dropped = lookup_index_names() if empty else {
+            name for name in lookup_index_names() if name.startswith("paperkg_co_")}
+        for name in sorted(dropped):
+            session.run(f"DROP INDEX {name} IF EXISTS").consume()
+        self._schema_ok = False
         if empty:
-            # Into an empty database the full-text and paper_count indexes are built once after
-            # the load instead of updated by every node batch (the uniqueness constraints stay:
-            # the relationship batches look their endpoints up through them).
-            for name in sorted(lookup_index_names()):
-                session.run(f"DROP INDEX {name} IF EXISTS").consume()
-            self._schema_ok = False
-        if empty:
+            # The uniqueness constraints stay: the relationship batches look their endpoints up
+            # through them.
             element_ids: dict[tuple[str, str], str] = {}
             self._concurrently(nodes, element_ids)
             self._concurrently(self._created_edges(plan, element_ids))
             del element_ids
-            self.ensure_schema()
         else:
             for batch in _pack(nodes, self.batch_size):
                 self._write(session, lambda tx, b=batch: self._run_parts(tx, b))
@@ -1126,29 +1167,35 @@ class Neo4jStore:
         ids = [r["id"] for r in session.execute_read(lambda tx: list(tx.run(statement("figured_ids"))))]
         entities = [i for i in ids if not i.startswith("collection:")]
         collections = [i for i in ids if i.startswith("collection:")]
-        self._figures_batched(session, entities, collections, generation)
+        self._figures_batched(entities, collections)
+        self.ensure_schema()
+        self._write(session, lambda tx: self._marker(tx, "meta_complete", generation))
 
     def _concurrently(self, parts: list[Part], found: dict[tuple[str, str], str] | None = None) -> None:
         """Parts of a save into an empty database on `workers` sessions at once, a transaction
         each: node batches (new nodes, nothing shared), then relationship batches, which never
         share a source node (`_grouped_by_source`) and so only wait for each other on targets.
         `found` collects the created nodes' element ids (see `_run_parts`)."""
-        if self.workers == 1 or len(parts) < 2:
+        self._in_parallel([lambda tx, p=part: self._run_parts(tx, [p], found) for part in parts])
+
+    def _in_parallel(self, works: list[Callable[[neo4j.Transaction], None]]) -> None:
+        """Each work in a write transaction of its own, on `workers` sessions at once, in order."""
+        if self.workers == 1 or len(works) < 2:
             with self._session() as session:
-                for part in parts:
-                    self._write(session, lambda tx, p=part: self._run_parts(tx, [p], found))
+                for work in works:
+                    self._write(session, work)
             return
-        todo = iter(parts)
+        todo = iter(works)
         lock = threading.Lock()
 
         def worker() -> None:
             with self._session() as session:
                 while True:
                     with lock:
-                        part = next(todo, None)
-                    if part is None:
+                        work = next(todo, None)
+                    if work is None:
                         return
-                    self._write(session, lambda tx, p=part: self._run_parts(tx, [p], found))
+                    self._write(session, work)
 
         with concurrent.futures.ThreadPoolExecutor(self.workers, thread_name_prefix="paperkg-save") as pool:
             for future in [pool.submit(worker) for _ in range(self.workers)]:
@@ -1432,20 +1479,25 @@ def _batches(rows: Sequence[_T], size: int) -> Iterator[list[_T]]:
 
 
 def _split_update(update: figures.Update, size: int) -> Iterator[figures.Update]:
-    """An update as pieces of about `size` lists each (a transaction each, for big deltas)."""
-    items: list[tuple[str, str, Any]] = [("co", k, v) for k, v in sorted(update.co.items())]
-    items += [("intro", k, v) for k, v in sorted(update.intro.items())]
-    items += [("redo_e", k, None) for k in sorted(update.redo_entities)]
-    items += [("redo_c", k, None) for k in sorted(update.redo_collections)]
+    """An update as pieces of about `size` items each (a transaction each, for big deltas), applied
+    in order: what is gone, dropped and written before any cut back, the recomputations last."""
+    items: list[tuple[str, Any]] = [("gone", k) for k in sorted(update.gone)]
+    items += [("co_drop", k) for k in update.co_drop] + [("co_put", k) for k in update.co_put]
+    items += [("co_trim", k) for k in update.co_trim]
+    items += [("intro", k) for k in sorted(update.intro.items())]
+    items += [("redo_e", k) for k in sorted(update.redo_entities)]
+    items += [("redo_c", k) for k in sorted(update.redo_collections)]
     for start in range(0, len(items), size):
         piece = figures.Update()
-        for kind, key, value in items[start:start + size]:
-            if kind == "co":
-                piece.co[key] = value
+        for kind, item in items[start:start + size]:
+            if kind == "gone":
+                piece.gone.add(item)
             elif kind == "intro":
-                piece.intro[key] = value
+                piece.intro[item[0]] = item[1]
             elif kind == "redo_e":
-                piece.redo_entities.add(key)
+                piece.redo_entities.add(item)
+            elif kind == "redo_c":
+                piece.redo_collections.add(item)
             else:
-                piece.redo_collections.add(key)
+                getattr(piece, kind).append(item)
         yield piece

@@ -18,10 +18,18 @@ CREATE CONSTRAINT paperkg_task_id IF NOT EXISTS FOR (n:Task) REQUIRE n.id IS UNI
 CREATE CONSTRAINT paperkg_entity_id IF NOT EXISTS FOR (n:Entity) REQUIRE n.id IS UNIQUE;
 // Internal nodes, never connected to the graph: the save marker and the build lease (`PaperkgMeta`,
 // ids 'graph' and 'lease': MERGE on a constrained id gives two builds starting at once one node),
-// and the precomputed figures of cooccurring/introduced_in (`PaperkgFigures`, one per entity or
-// collection, keyed by its id in `of`).
+// and the precomputed figures of introduced_in (`PaperkgFigures`, one per collection, keyed by its
+// id in `of`) and cooccurring (`PaperkgCo`, one per kept co-mention: entity `of`, entity `other`;
+// its other properties named `co_*`, so user Cypher filtering any node on `name` or `type` never
+// meets one).
 CREATE CONSTRAINT paperkg_meta_id IF NOT EXISTS FOR (n:PaperkgMeta) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT paperkg_figures_of IF NOT EXISTS FOR (n:PaperkgFigures) REQUIRE n.of IS UNIQUE;
+// A co-mention entry by its pair (a delta reads and changes the entries of the pairs it touches),
+// and an entity's entries of one type in count order (cooccurring's rows, a type's size and its
+// last kept entry when a delta decides what enters a cut list): range indexes, seeked with every
+// property given (`IS NOT NULL` for the ones a statement does not fix).
+CREATE RANGE INDEX paperkg_co_pair IF NOT EXISTS FOR (n:PaperkgCo) ON (n.of, n.other);
+CREATE RANGE INDEX paperkg_co_rank IF NOT EXISTS FOR (n:PaperkgCo) ON (n.of, n.co_type, n.co_papers);
 // Entity lookup by name: `$key IN e.keys` cannot use a range index (Neo4j indexes no list elements
 // for equality), so every catalog query that takes an entity name scanned all entity nodes. A
 // full-text index does index each element of a LIST<STRING> property as its own value; the keyword

@@ -145,14 +145,15 @@ def make_graph(variant: int = 0) -> tuple[Corpus, KnowledgeGraph]:
 def counts(driver: neo4j.Driver) -> tuple[int, int]:
     """Nodes and relationships of the graph (the store's internal nodes, unconnected, not counted)."""
     records = driver.execute_query(
-        "MATCH (n) WHERE NOT n:PaperkgMeta AND NOT n:PaperkgFigures WITH count(n) AS nodes "
+        "MATCH (n) WHERE NOT n:PaperkgMeta AND NOT n:PaperkgFigures AND NOT n:PaperkgCo "
+        "WITH count(n) AS nodes "
         "MATCH ()-[r]->() RETURN nodes, count(r) AS rels").records
     return (records[0]["nodes"], records[0]["rels"]) if records else (0, 0)
 
 
 def duplicates(driver: neo4j.Driver) -> int:
     node_dups = driver.execute_query(
-        "MATCH (n) WITH labels(n) AS l, coalesce(n.id, n.of) AS id, count(*) AS c WHERE c > 1 "
+        "MATCH (n) WITH labels(n) AS l, [coalesce(n.id, n.of), n.other] AS id, count(*) AS c WHERE c > 1 "
         "RETURN count(*) AS d"
     ).records[0]["d"]
     rel_dups = driver.execute_query(
@@ -168,14 +169,14 @@ def assert_stored(store: Neo4jStore, graph: KnowledgeGraph) -> None:
     assert exported.edges == graph.edges
 
 
-INTERNAL = ("PaperkgMeta", "PaperkgFigures")
+INTERNAL = ("PaperkgMeta", "PaperkgFigures", "PaperkgCo")
 
 
 def assert_domain_only(driver: neo4j.Driver) -> None:
     """What a Neo4j user browsing the graph sees: every entity also labelled Entity, Papers with a
     caption, no store internals on domain nodes, internal nodes connected to nothing."""
     records = driver.execute_query(
-        "MATCH (n) WHERE NOT n:PaperkgMeta AND NOT n:PaperkgFigures "
+        "MATCH (n) WHERE NOT n:PaperkgMeta AND NOT n:PaperkgFigures AND NOT n:PaperkgCo "
         "RETURN labels(n) AS labels, properties(n) AS props").records
     for record in records:
         labels, props = set(record["labels"]), record["props"]
@@ -185,8 +186,16 @@ def assert_domain_only(driver: neo4j.Driver) -> None:
             assert props["caption"] == (props.get("title") or props["id"])
         assert not any(k.startswith("_") or k == "source_json" for k in props), props
     loose = driver.execute_query(
-        "MATCH (n)--() WHERE n:PaperkgMeta OR n:PaperkgFigures RETURN count(*) AS c").records
+        "MATCH (n)--() WHERE n:PaperkgMeta OR n:PaperkgFigures OR n:PaperkgCo RETURN count(*) AS c").records
     assert loose[0]["c"] == 0
+
+
+def _stored_figures(driver: neo4j.Driver) -> tuple[list[dict], list[dict]]:
+    """Every stored figure: the co-mention entries and the collections' introduction lists."""
+    co = driver.execute_query("MATCH (c:PaperkgCo) RETURN properties(c) AS p ORDER BY c.of, c.other").records
+    intro = driver.execute_query(
+        "MATCH (f:PaperkgFigures) RETURN f.of AS of, properties(f) AS p ORDER BY f.of").records
+    return [dict(r) for r in co], [dict(r) for r in intro]
 
 
 # ---- statements -------------------------------------------------------------------------------
@@ -194,7 +203,7 @@ def assert_domain_only(driver: neo4j.Driver) -> None:
 
 def test_schema_has_a_constraint_for_every_label_and_the_fulltext_indexes() -> None:
     statements = schema_statements()
-    assert len(statements) == len(NODE_LABELS) + 3 + 2 + len(ENTITY_LABELS)
+    assert len(statements) == len(NODE_LABELS) + 3 + 2 + len(ENTITY_LABELS) + 2
     for label in NODE_LABELS:
         assert any(f"(n:{label})" in s and "REQUIRE n.id IS UNIQUE" in s and "IF NOT EXISTS" in s
                    for s in statements)
@@ -205,7 +214,11 @@ def test_schema_has_a_constraint_for_every_label_and_the_fulltext_indexes() -> N
     assert schema_index_names() == {*(f"paperkg_{label.lower()}_id" for label in NODE_LABELS),
                                     "paperkg_entity_id", "paperkg_meta_id", "paperkg_figures_of",
                                     "paperkg_entity_keys", "paperkg_paper_ids",
-                                    *(f"paperkg_{label.lower()}_paper_count" for label in ENTITY_LABELS)}
+                                    *(f"paperkg_{label.lower()}_paper_count" for label in ENTITY_LABELS),
+                                    "paperkg_co_pair", "paperkg_co_rank"}
+    # a delta finds co-mention entries by pair; cooccurring and a cut's size read them by type and count
+    assert any("(n:PaperkgCo) ON (n.of, n.other)" in s for s in statements)
+    assert any("(n:PaperkgCo) ON (n.of, n.co_type, n.co_papers)" in s for s in statements)
     for label in ENTITY_LABELS:      # top_entities reads each entity label's paper_count in order
         assert any(s.startswith("CREATE RANGE INDEX") and f"(n:{label}) ON (n.paper_count)" in s
                    for s in statements)
@@ -757,12 +770,11 @@ def test_figures_are_exact_after_resave_and_after_removing_papers(store: Neo4jSt
     store.save_graph(graph)
     _assert_figures_right(store, graph)
     assert_stored(store, graph)                       # export() and stats() hold no figures
-    figures = "MATCH (f:PaperkgFigures) RETURN properties(f) AS p ORDER BY f.of"
-    stored = driver.execute_query(figures).records
-    assert stored and not driver.execute_query("MATCH (:PaperkgFigures)--() RETURN 1").records
+    stored = _stored_figures(driver)
+    assert stored[0] and stored[1]
+    assert not driver.execute_query("MATCH (n)--() WHERE n:PaperkgFigures OR n:PaperkgCo RETURN 1").records
     store.save_graph(graph)
-    again = driver.execute_query(figures).records
-    assert [dict(r) for r in again] == [dict(r) for r in stored]
+    assert _stored_figures(driver) == stored
     papers = sorted(k for k, n in graph.nodes.items() if n.label == "Paper")
     smaller = _without_papers(graph, set(papers[::2]))
     store.save_graph(smaller)
@@ -781,8 +793,8 @@ def test_figures_keep_the_top_overall_and_of_each_type(store: Neo4jStore,
     monkeypatch.setattr(neo4j_store, "FIGURE_LIMIT", 2)
     graph = random_graph(8, papers=40, entities=30, per_paper=6)
     store.save_graph(graph)
-    longest = "MATCH (f:PaperkgFigures) RETURN max(size(f.co_ids)) AS n"
-    assert store.run_read(longest)[0]["n"] <= 2 * len(ENTITY_LABELS)
+    longest = "MATCH (c:PaperkgCo) WITH c.of AS of, c.co_type AS type, count(*) AS n RETURN max(n) AS n"
+    assert store.run_read(longest)[0]["n"] == 2
     for limit in (1, 2):
         _assert_figures_right(store, graph, limit)
 
@@ -817,7 +829,7 @@ def test_domain_nodes_carry_domain_properties_only(store: Neo4jStore, driver: ne
     assert captions == {"p1": "Paper 0", "p2": "Paper 1", "p3": "Paper 2"}
     store.save_graph(random_graph(3, papers=30, entities=20, per_paper=4))  # figures too
     assert_domain_only(driver)
-    assert driver.execute_query("MATCH (f:PaperkgFigures) RETURN count(f) AS c").records[0]["c"] > 0
+    assert all(_stored_figures(driver))
 
 
 # ---- deltas ---------------------------------------------------------------------------------------
@@ -874,9 +886,6 @@ def test_deltas_give_the_graph_a_full_save_gives(store: Neo4jStore, driver: neo4
     assert_domain_only(driver)
 
 
-FIGURES = "MATCH (f:PaperkgFigures) RETURN f.of AS of, properties(f) AS p ORDER BY f.of"
-
-
 @pytest.mark.parametrize("limit", [2, 1000])
 def test_a_delta_changes_the_figures_into_the_lists_a_full_save_computes(
         store: Neo4jStore, driver: neo4j.Driver, monkeypatch: pytest.MonkeyPatch, limit: int) -> None:
@@ -890,9 +899,9 @@ def test_a_delta_changes_the_figures_into_the_lists_a_full_save_computes(
     store.save_graph(graphs[0], generation="g0")
     for i, (old, new) in enumerate(itertools.pairwise(graphs), start=1):
         store.apply(delta_between(old, new, f"g{i - 1}", f"g{i}"))
-        changed = [dict(r) for r in driver.execute_query(FIGURES).records]
+        changed = _stored_figures(driver)
         store.save_graph(new, generation=f"g{i}")
-        assert changed == [dict(r) for r in driver.execute_query(FIGURES).records], i
+        assert changed == _stored_figures(driver), i
 
 
 def test_a_delta_that_adds_papers_recomputes_no_figure_whole(
@@ -910,11 +919,11 @@ def test_a_delta_that_adds_papers_recomputes_no_figure_whole(
     assert not delta.deleted_edges and not delta.deleted_nodes
     store.apply(delta)
     assert recomputed == []
-    changed = [dict(r) for r in driver.execute_query(FIGURES).records]
+    changed = _stored_figures(driver)
     monkeypatch.undo()
     monkeypatch.setattr(neo4j_store, "FIGURE_LIMIT", 2)
     store.save_graph(graphs[1], generation="g1")
-    assert changed == [dict(r) for r in driver.execute_query(FIGURES).records]
+    assert changed == _stored_figures(driver)
 
 
 def test_a_delta_writes_only_what_changed(store: Neo4jStore, driver: neo4j.Driver) -> None:
