@@ -955,6 +955,23 @@ def test_a_delta_on_another_generation_is_refused(store: Neo4jStore) -> None:
         store.apply(delta_between(KnowledgeGraph(), graphs[1], None, "g1"))
 
 
+def test_a_database_with_the_old_figures_layout_is_rewritten_whole(store: Neo4jStore,
+                                                                   driver: neo4j.Driver) -> None:
+    """A database saved by a paperkg whose figures had another layout (one co-mention list per
+    entity, no recorded format) is not in step: a build's delta is refused and its full save
+    leaves the figures exact."""
+    graphs = _graph_sequence()
+    store.save_graph(graphs[0], generation="g0")
+    driver.execute_query("MATCH (c:PaperkgCo) DELETE c")
+    driver.execute_query("MATCH (m:PaperkgMeta {id: 'graph'}) REMOVE m.figures")
+    assert store.synced_generation() is None
+    with pytest.raises(StoreUnavailableError, match="run the build again"):
+        store.apply(delta_between(graphs[0], graphs[1], "g0", "g1"))
+    store.save_graph(graphs[1], generation="g1")
+    assert store.synced_generation() == "g1"
+    _assert_figures_right(store, graphs[1])
+
+
 def test_a_first_delta_into_an_empty_database(store: Neo4jStore) -> None:
     graph = _graph_sequence()[0]
     store.apply(delta_between(KnowledgeGraph(), graph, None, "g1"))
