@@ -30,6 +30,8 @@ CREATE CONSTRAINT paperkg_figures_of IF NOT EXISTS FOR (n:PaperkgFigures) REQUIR
 // property given (`IS NOT NULL` for the ones a statement does not fix).
 CREATE RANGE INDEX paperkg_co_pair IF NOT EXISTS FOR (n:PaperkgCo) ON (n.of, n.other);
 CREATE RANGE INDEX paperkg_co_rank IF NOT EXISTS FOR (n:PaperkgCo) ON (n.of, n.co_type, n.co_papers);
+// An entity's entries in count order whatever their type (cooccurring without a type filter).
+CREATE RANGE INDEX paperkg_co_top IF NOT EXISTS FOR (n:PaperkgCo) ON (n.of, n.co_papers);
 // Entity lookup by name: `$key IN e.keys` cannot use a range index (Neo4j indexes no list elements
 // for equality), so every catalog query that takes an entity name scanned all entity nodes. A
 // full-text index does index each element of a LIST<STRING> property as its own value; the keyword

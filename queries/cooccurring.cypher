@@ -8,12 +8,18 @@
 // abstracts has 14.7k papers and 90k co-mentions, too many relationships to walk per call. Every
 // save into Neo4j keeps, per entity, the first 1000 co-mentioned entities of each type (which hold
 // the first 1000 overall) as internal `PaperkgCo` entries (graph/figures_co.cypher), so the first
-// `$limit` (at most 1000) with or without a type filter are exact; the rank index
-// (of, co_type, co_papers) finds an entity's entries.
+// `$limit` (at most 1000) with or without a type filter are exact. Each entity's first `$limit` are
+// read in count order from an index (of, co_papers), or (of, co_type, co_papers) with a type, so a
+// popular entity's 2,600 entries are not all read and sorted for 20 rows.
 CALL db.index.fulltext.queryNodes('paperkg_entity_keys', $name_query) YIELD node AS e
 WHERE $name_key IN e.keys
-MATCH (c:PaperkgCo)
-WHERE c.of = e.id AND c.co_type IS NOT NULL AND c.co_papers IS NOT NULL AND ($type IS NULL OR c.co_type = $type)
+WITH e, CASE WHEN $type IS NULL
+  THEN COLLECT { MATCH (c:PaperkgCo) WHERE c.of = e.id AND c.co_papers IS NOT NULL
+                 RETURN c ORDER BY c.of, c.co_papers DESC, c.co_name, c.other LIMIT $limit }
+  ELSE COLLECT { MATCH (c:PaperkgCo) WHERE c.of = e.id AND c.co_type = $type AND c.co_papers IS NOT NULL
+                 RETURN c ORDER BY c.of, c.co_type, c.co_papers DESC, c.co_name, c.other LIMIT $limit }
+  END AS entries
+UNWIND entries AS c
 RETURN e.id AS entity, c.other AS id, c.co_name AS name, c.co_type AS type, c.co_papers AS papers
 ORDER BY papers DESC, name, id, entity
 LIMIT $limit
