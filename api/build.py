@@ -2,7 +2,7 @@
 
 This is the one module that imports both the extractor (`paperkg.extract`) and the stores
 (`paperkg.graph`): the extractor produces records, the graph layer never sees spaCy, and `api/` may
-import everything. The CLI's `build` and `remove` call it; so do the benchmarks.
+import everything. The CLI's `build`, `remove` and `extract` (no store) call it; so do the benchmarks.
 
 Everything happens inside one transaction of the store directory's build state
 (`graph/state.py`): a second build of the same store waits for this one, a build that fails or is
@@ -24,6 +24,7 @@ from paperkg.extract.readers import Problem, read_inputs
 from paperkg.extract.version import extractor_fingerprint
 from paperkg.graph.corpus import PaperEntry
 from paperkg.graph.errors import NotFoundError
+from paperkg.graph.records import Extraction
 from paperkg.graph.state import QUICK_CHECK_MAX_BYTES, BuildState, StateWriter
 from paperkg.graph.store import GraphWriter
 
@@ -151,6 +152,16 @@ def remove(
     finally:
         state.close()
     return summary
+
+
+def extract(paths: Sequence[str], *, mode: str, n_process: int,
+            on_problem: Callable[[Problem], None]) -> Iterator[Extraction]:
+    """`paperkg extract`: each readable record's extraction, in input order, with no store (the
+    records are not deduplicated: each line of the input gets its own)."""
+    from paperkg.extract.pipeline import Extractor
+
+    records = read_inputs(paths, on_problem)
+    return Extractor(mode=mode, n_process=n_process).extract((r.id, r.abstract) for r in records)
 
 
 def _write(tx: StateWriter, target: GraphWriter | None) -> None:

@@ -313,8 +313,7 @@ def remove(ids: tuple[str, ...], as_json: bool, **kwargs: Any) -> None:
 @handle_errors
 def extract(inputs: tuple[str, ...], output: str | None, mode: str, jobs: int) -> None:
     """Extract entities, acronyms and relations, one JSON line per abstract (no store)."""
-    from paperkg.extract.pipeline import Extractor
-    from paperkg.extract.readers import read_inputs
+    from paperkg.api import build as pipeline
 
     errors = 0
     reporter = _Reporter()
@@ -324,11 +323,10 @@ def extract(inputs: tuple[str, ...], output: str | None, mode: str, jobs: int) -
         errors += getattr(problem, "severity", "") == "error"
         reporter(problem)
 
-    records = read_inputs(inputs, report)
-    extractor = Extractor(mode=mode, n_process=jobs)
+    extractions = pipeline.extract(inputs, mode=mode, n_process=jobs, on_problem=report)
     out = open(output, "w", encoding="utf-8") if output else sys.stdout  # noqa: SIM115
     try:
-        for extraction in extractor.extract((r.id, r.abstract) for r in records):
+        for extraction in extractions:
             out.write(json.dumps(extraction.to_json(), ensure_ascii=False) + "\n")
     finally:
         if output:
