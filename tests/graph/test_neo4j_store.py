@@ -203,7 +203,7 @@ def _stored_figures(driver: neo4j.Driver) -> tuple[list[dict], list[dict]]:
 
 def test_schema_has_a_constraint_for_every_label_and_the_fulltext_indexes() -> None:
     statements = schema_statements()
-    assert len(statements) == len(NODE_LABELS) + 3 + 2 + len(ENTITY_LABELS) + 3
+    assert len(statements) == len(NODE_LABELS) + 3 + 2 + len(ENTITY_LABELS) + 1 + 3
     for label in NODE_LABELS:
         assert any(f"(n:{label})" in s and "REQUIRE n.id IS UNIQUE" in s and "IF NOT EXISTS" in s
                    for s in statements)
@@ -215,7 +215,8 @@ def test_schema_has_a_constraint_for_every_label_and_the_fulltext_indexes() -> N
                                     "paperkg_entity_id", "paperkg_meta_id", "paperkg_figures_of",
                                     "paperkg_entity_keys", "paperkg_paper_ids",
                                     *(f"paperkg_{label.lower()}_paper_count" for label in ENTITY_LABELS),
-                                    "paperkg_co_pair", "paperkg_co_rank", "paperkg_co_top"}
+                                    "paperkg_paper_year", "paperkg_co_pair", "paperkg_co_rank",
+                                    "paperkg_co_top"}
     # a delta finds co-mention entries by pair; cooccurring and a cut's size read them by type and count
     assert any("(n:PaperkgCo) ON (n.of, n.other)" in s for s in statements)
     assert any("(n:PaperkgCo) ON (n.of, n.co_type, n.co_papers)" in s for s in statements)
