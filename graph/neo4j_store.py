@@ -308,6 +308,11 @@ class Meta:
     now: int = 0
 
     @property
+    def synced(self) -> str | None:
+        """The generation last applied completely in this version's figures layout, else None."""
+        return self.generation if self.status == "complete" and self.figures == FIGURES_FORMAT else None
+
+    @property
     def lease_live(self) -> bool:
         return self.lease_owner is not None and (self.lease_expires or 0) >= self.now
 
@@ -654,8 +659,7 @@ class Neo4jStore:
     def synced_generation(self) -> str | None:
         """The `GraphDelta.generation` last applied completely (None: never, or a save since then
         did not finish)."""
-        meta = self._meta()
-        return meta.generation if meta.status == "complete" and meta.figures == FIGURES_FORMAT else None
+        return self._meta().synced
 
     # ---- build lease ---------------------------------------------------------------------------
 
@@ -817,7 +821,7 @@ class Neo4jStore:
 
     def _in_step(self, meta: Meta, base: str | None) -> bool:
         if meta.status is not None:
-            return meta.status == "complete" and meta.figures == FIGURES_FORMAT and meta.generation == base
+            return meta.synced is not None and meta.synced == base
         # No save recorded: only an empty database is the empty graph a first delta starts from.
         counts = self._read(self._count_all, "counting the graph")
         return base is None and not any(counts["nodes"].values())
