@@ -16,8 +16,10 @@ from paperkg.extract.lexicon.hygiene import (
 
 def is_not_entity(text: str) -> bool:
     """A size, number, dimension, version, hardware or vendor name or modifier alone, or a span with
-    a line break: never an entity."""
-    if LINE_BREAK_RE.search(text):
+    a line break, a LaTeX citation or unbalanced brackets (`RL)-based`, `P(Y`): never an entity."""
+    if LINE_BREAK_RE.search(text) or "\\cite" in text or "\\ref" in text:
+        return True
+    if any(text.count(a) != text.count(b) for a, b in ("()", "[]", "{}")):
         return True
     if text in NOT_ENTITIES or (text.endswith("s") and text[:-1] in NOT_ENTITIES):
         return True

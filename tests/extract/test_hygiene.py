@@ -14,9 +14,11 @@ from paperkg.extract.pipeline import Extractor
     *((t, True) for t in ("7B", "8B", "32B", "1.5T", "3.1 8B", "3.1-8B", "3D", "2D", "4D", "256x256", "v1.1",
                           "V2", "98%", "12", ".7315", "GPU", "GPUs", "CPU", "AMD", "NVIDIA", "YouTube", "PET",
                           "MRI", "E2E", "KV", "V-L", "KGs", "AI-generated", "LLM-generated", "AI-assisted",
-                          "Group Relative Policy\nOptimization")),
+                          "Group Relative Policy\nOptimization", "RL)-based post-training", "P(Y",
+                          "OfficeHome~\\cite{tomm-ude}", "b]})\\sum_{t")),
     *((t, False) for t in ("GPT-4", "Llama-3.1-8B", "Mistral-7B", "T5", "R1", "o1", "3DGS", "D4RL",
-                           "ResNet-50", "ImageNet 256x256", "CIFAR-10", "GRPO", "model-free", "MATH500")),
+                           "ResNet-50", "ImageNet 256x256", "CIFAR-10", "GRPO", "model-free", "MATH500",
+                           "Chain-of-Thought (CoT) distillation", "Claude 3.5~Sonnet")),
 ])
 def test_is_not_entity(text: str, never: bool) -> None:
     assert is_not_entity(text) is never
