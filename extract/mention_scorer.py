@@ -43,13 +43,16 @@ class SparseSoftmax:
     """Multinomial logistic regression over sparse binary features (weights: feature -> row).
 
     `lexicon` and `clusters` are the mention scorer's outside name kinds and word classes; `heads` is the
-    relation scorer's head chooser, a nested model saved in the same file."""
+    relation scorer's head chooser and `typer` the mention scorer's P(type | entity) (`_typed_rows`),
+    nested models saved in the same file (the typer shares its parent's lexicon and clusters)."""
 
     def __init__(self, labels: list[str], weights: dict[str, list[float]], bias: list[float] | None = None,
                  calibration: dict | None = None, lexicon: dict[str, str] | None = None,
-                 clusters: dict[str, str] | None = None, heads: SparseSoftmax | None = None) -> None:
+                 clusters: dict[str, str] | None = None, heads: SparseSoftmax | None = None,
+                 typer: SparseSoftmax | None = None) -> None:
         self.labels = labels
         self.heads = heads
+        self.typer = typer
         self.lexicon = lexicon
         self.clusters = clusters
         self.weights = weights
@@ -66,13 +69,19 @@ class SparseSoftmax:
     @classmethod
     def from_dict(cls, data: dict) -> SparseSoftmax:
         heads = cls.from_dict(data["heads"]) if data.get("heads") else None
+        typer = data.get("typer")
+        if typer:
+            typer = cls(typer["labels"], typer["weights"], lexicon=data.get("lexicon"),
+                        clusters=data.get("clusters"))
         return cls(data["labels"], data["weights"], calibration=data.get("calibration"),
-                   lexicon=data.get("lexicon"), clusters=data.get("clusters"), heads=heads)
+                   lexicon=data.get("lexicon"), clusters=data.get("clusters"), heads=heads, typer=typer)
 
     def to_dict(self) -> dict:
         return {"labels": self.labels, "weights": self.weights, "calibration": self.calibration,
                 "lexicon": self.lexicon, "clusters": self.clusters,
-                "heads": self.heads.to_dict() if self.heads is not None else None}
+                "heads": self.heads.to_dict() if self.heads is not None else None,
+                "typer": ({"labels": self.typer.labels, "weights": self.typer.weights}
+                          if self.typer is not None else None)}
 
     def to_disk(self, path: str | Path) -> None:
         with open(path, "w", encoding="utf-8") as handle:
@@ -494,10 +503,13 @@ def score_candidates(doc: Doc, model: SparseSoftmax, min_entity: float = 0.0
     none = model.labels.index(LABELS_O)
     entity = 1.0 - probs[:, none]
     keep = numpy.flatnonzero(entity >= min_entity)
+    keys = list(cands)
+    if model.typer is not None and len(keep):
+        probs[keep] = _typed_rows(doc, model, probs[keep], {keys[k]: cands[keys[k]] for k in keep.tolist()},
+                                  view)
     typed = probs[keep]
     typed[:, none] = -1.0
     best = typed.argmax(axis=1).tolist()
-    keys = list(cands)
     labels = model.labels
     out = []
     for k, b in zip(keep.tolist(), best, strict=True):
@@ -505,6 +517,21 @@ def score_candidates(doc: Doc, model: SparseSoftmax, min_entity: float = 0.0
         sources = cands[(start, end)]["sources"]
         source = min((s for s, _ in sources), key=lambda s: SOURCE_RANK.get(s, 9)) if sources else "phrase"
         out.append((float(entity[k]), start, end, labels[b], probs[k], source))
+    return out
+
+
+def _typed_rows(doc: Doc, model: SparseSoftmax, rows: numpy.ndarray, cands: dict[tuple[int, int], dict],
+                view: TokenView) -> numpy.ndarray:
+    """The joint rows with P(entity) kept and its split over the types taken from the typer
+    (P(type | entity), trained on gold mentions alone): decoding sums these rows per surface."""
+    typer = model.typer
+    s = candidate_scores(doc, typer, cands, view)
+    s -= s.max(axis=1, keepdims=True)
+    t = numpy.exp(s)
+    t /= t.sum(axis=1, keepdims=True)
+    none = model.labels.index(LABELS_O)
+    out = rows.copy()
+    out[:, [model.labels.index(label) for label in typer.labels]] = t * (1.0 - rows[:, [none]])
     return out
 
 

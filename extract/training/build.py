@@ -45,6 +45,9 @@ class Settings:
     rel_decide: str = "union"
     rel_heads: int = 2
     self_train: int = 1000
+    st_rounds: int = 1
+    st_weight: float = 0.5
+    typer: bool = True
     lexicon: bool = True
     clusters: bool = True
     heads: bool = True
@@ -66,12 +69,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def unlabelled_features(shared: Path, settings: Settings, lexicon: dict[str, str] | None, nlp=None) -> dict:
     """What the unlabelled abstracts give the mention scorer: word clusters (`training/clusters.py`) and,
-    for self-training, the candidates' features of the first `settings.self_train` of them."""
+    for self-training (`settings.st_rounds` rounds, pseudo-labels at loss weight `settings.st_weight`),
+    the candidates' features of the first `settings.self_train` of them."""
     out = {"clusters": T.word_clusters_of(shared) if settings.clusters else None}
     if settings.self_train:
         docs = T.unlabelled_docs(shared, settings.self_train, nlp)
         out["unlabelled"] = T.unlabelled_rows(docs, lexicon, out["clusters"])
-        out["self_train"] = T.SelfTrain()
+        out["self_train"] = T.SelfTrain(weight=settings.st_weight, rounds=settings.st_rounds)
     return out
 
 
@@ -79,7 +83,7 @@ def train_models(docs, records: list[dict], settings: Settings, lexicon: dict[st
                  unlabelled: dict | None = None):
     """(mention model, relation model) trained on docs that went through the rule components."""
     mentions = T.train(docs, records, epochs=settings.epochs, l2=settings.l2, lr=settings.lr,
-                       seed=settings.seed, lexicon=lexicon, **(unlabelled or {}))
+                       seed=settings.seed, lexicon=lexicon, typer=settings.typer, **(unlabelled or {}))
     T.mark(docs, mentions, settings.threshold, settings.name_threshold)
     relations = T.train_relations(docs, records, epochs=settings.rel_epochs, seed=settings.seed,
                                   heads=settings.heads, decide=settings.rel_decide,

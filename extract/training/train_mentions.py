@@ -109,23 +109,30 @@ def coverage(docs: list[Doc], records: list[dict]) -> float:
 def train(docs: list[Doc], records: list[dict], *, epochs: int = 8, l2: float = 1e-5, lr: float = 0.2,
           seed: int = 13, min_count: int = 1, lexicon: dict[str, str] | None = None,
           clusters: dict[str, str] | None = None, unlabelled: list[list[list[str]]] | None = None,
-          self_train: SelfTrain | None = None) -> M.SparseSoftmax:
+          self_train: SelfTrain | None = None, typer: bool = True) -> M.SparseSoftmax:
     """The mention scorer; with `unlabelled` (the candidates' features of unlabelled docs,
     `unlabelled_rows`) and `self_train`, retrained `rounds` times on the gold rows plus the previous
-    model's confident predictions on the unlabelled docs (self-training)."""
+    model's confident predictions on the unlabelled docs (self-training). With `typer`, its nested
+    typer (`mention_scorer._typed_rows`) is trained on the gold mentions' rows alone: which type, given
+    an entity, is a cleaner question than the joint model's, where `O` rows are ~95% of the data."""
     gold_rows = instances(docs, records, lexicon, clusters)
     weights = sparse.train_softmax(gold_rows, len(LABELS), epochs=epochs, l2=l2, lr=lr, seed=seed,
                                    min_count=min_count)
     model = M.SparseSoftmax(LABELS, weights, lexicon=lexicon, clusters=clusters)
-    if not unlabelled or self_train is None:
-        return model
-    for _round in range(self_train.rounds):
-        pseudo = pseudo_instances(unlabelled, model, self_train, seed)
-        rows = gold_rows + pseudo
-        ex_weights = [1.0] * len(gold_rows) + [self_train.weight] * len(pseudo)
-        weights = sparse.train_softmax(rows, len(LABELS), epochs=epochs, l2=l2, lr=lr, seed=seed,
-                                       min_count=min_count, weights=ex_weights)
-        model = M.SparseSoftmax(LABELS, weights, lexicon=lexicon, clusters=clusters)
+    if unlabelled and self_train is not None:
+        for _round in range(self_train.rounds):
+            pseudo = pseudo_instances(unlabelled, model, self_train, seed)
+            rows = gold_rows + pseudo
+            ex_weights = [1.0] * len(gold_rows) + [self_train.weight] * len(pseudo)
+            weights = sparse.train_softmax(rows, len(LABELS), epochs=epochs, l2=l2, lr=lr, seed=seed,
+                                           min_count=min_count, weights=ex_weights)
+            model = M.SparseSoftmax(LABELS, weights, lexicon=lexicon, clusters=clusters)
+    if typer:
+        none = LABELS.index(M.LABELS_O)
+        typed = [(f, ENTITY_TYPES.index(LABELS[y])) for f, y in gold_rows if y != none]
+        model.typer = M.SparseSoftmax(list(ENTITY_TYPES), sparse.train_softmax(
+            typed, len(ENTITY_TYPES), epochs=epochs, l2=l2, lr=lr, seed=seed, min_count=min_count),
+            lexicon=lexicon, clusters=clusters)
     return model
 
 
@@ -187,7 +194,8 @@ def mark(docs: list[Doc], model: M.SparseSoftmax, threshold: float, name_thresho
     """Run the mention scorer and the introduction marker over docs that went through the rules."""
     scorer = M.MentionScorer("paperkg_mentions", threshold=threshold)
     scorer.model = M.SparseSoftmax(model.labels, model.weights, lexicon=model.lexicon,
-                                   calibration={"name_threshold": name_threshold}, clusters=model.clusters)
+                                   calibration={**model.calibration, "name_threshold": name_threshold},
+                                   clusters=model.clusters, typer=model.typer)
     for doc in docs:
         scorer(doc)
         sents, sent_of = sentence_index(doc)
@@ -295,6 +303,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--st-negatives", type=float, default=0.2)
     parser.add_argument("--st-weight", type=float, default=0.5)
     parser.add_argument("--st-rounds", type=int, default=1)
+    parser.add_argument("--no-typer", action="store_true", help="types from the joint model alone")
     args = parser.parse_args(argv)
     shared = Path(args.shared)
     scorer = load_scorer(shared)
@@ -324,7 +333,8 @@ def main(argv: list[str] | None = None) -> None:
         t0 = time.time()
         model = train([docs[i] for i in rest], [records[i] for i in rest], epochs=args.epochs, l2=args.l2,
                       lr=args.lr, seed=args.seed, min_count=args.min_count, lexicon=lexicon,
-                      clusters=clusters, unlabelled=unlabelled, self_train=self_train)
+                      clusters=clusters, unlabelled=unlabelled, self_train=self_train,
+                      typer=not args.no_typer)
         held_docs, held_recs = [docs[i] for i in held], [records[i] for i in held]
         heads = relations = None
         if args.heads or rel_cuts:

@@ -20,6 +20,7 @@ from paperkg.extract.head_types import is_generic, norm
 from paperkg.extract.lexicon.types import GENERIC
 from paperkg.extract.phrases import phrase_candidates, phrase_chunks
 from paperkg.extract.pipeline import build_nlp
+from paperkg.graph.records import ENTITY_TYPES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -56,10 +57,11 @@ def shipped_model(nlp: Language) -> M.SparseSoftmax:
     return nlp.get_pipe("paperkg_mentions").model
 
 
-@pytest.mark.parametrize("outside", [True, False], ids=["lexicon+clusters", "no lexicon or clusters"])
-def test_compiled_scores_equal_the_string_features(scored_docs: tuple, outside: bool) -> None:
+@pytest.mark.parametrize(("part", "outside"), [("joint", True), ("joint", False), ("typer", True)],
+                         ids=["lexicon+clusters", "no lexicon or clusters", "typer"])
+def test_compiled_scores_equal_the_string_features(scored_docs: tuple, part: str, outside: bool) -> None:
     nlp, docs = scored_docs
-    model = shipped_model(nlp)
+    model = shipped_model(nlp) if part == "joint" else shipped_model(nlp).typer
     if not outside:  # the features skip word classes and outside kinds: so must the compiled path
         model = M.SparseSoftmax(model.labels, model.weights)
     checked = 0
@@ -113,3 +115,44 @@ def test_is_generic_is_the_normalised_comparison(text: str, generic: bool) -> No
     low = norm(text)
     defined = low in {norm(g) for g in GENERIC} or low.rstrip("s") in {norm(g) for g in GENERIC}
     assert is_generic(text) is generic is defined
+
+
+def _row(labels: list[str], label: str, score: float) -> list[float]:
+    return [score if x == label else 0.0 for x in labels]
+
+
+JOINT_LABELS = [M.LABELS_O, *ENTITY_TYPES]
+VQA = "surf=visual question answering"
+# every candidate is `O` unless it is `visual question answering`, which the joint model calls a Method
+JOINT = {"bias": _row(JOINT_LABELS, M.LABELS_O, 4.0), VQA: _row(JOINT_LABELS, "Method", 9.0)}
+
+
+@pytest.mark.parametrize(("typer", "label"), [
+    (None, "Method"),                                                        # the joint model's type
+    ({VQA: _row(ENTITY_TYPES, "Task", 3.0)}, "Task"),                         # the typer's
+    ({VQA: _row(ENTITY_TYPES, "Method", 3.0)}, "Method"),
+    ({"bias": _row(ENTITY_TYPES, "Metric", 1.0), VQA: _row(ENTITY_TYPES, "Task", 3.0)}, "Task"),
+    ({"bias": _row(ENTITY_TYPES, "Metric", 5.0), VQA: _row(ENTITY_TYPES, "Task", 3.0)}, "Metric"),
+])
+def test_the_typer_chooses_the_type_and_the_joint_model_whether_it_is_one(
+        scored_docs: tuple, typer: dict | None, label: str) -> None:
+    nlp, _ = scored_docs
+    names = nlp.pipe_names
+    doc = nlp("We study visual question answering with a new model.",
+              disable=names[names.index("paperkg_mentions"):])
+    base = M.SparseSoftmax(JOINT_LABELS, JOINT)
+    model = M.SparseSoftmax(JOINT_LABELS, JOINT, typer=typer and M.SparseSoftmax(ENTITY_TYPES, typer))
+    spans, confidence = M.decode(doc, model, 0.5)
+    assert [(s.text, s.label_) for s in spans] == [("visual question answering", label)]
+    assert confidence == M.decode(doc, base, 0.5)[1]   # P(entity) is the joint model's either way
+
+
+def test_a_nested_typer_is_saved_and_shares_its_parents_lexicon_and_clusters(tmp_path: Path) -> None:
+    typer = M.SparseSoftmax(ENTITY_TYPES, {VQA: _row(ENTITY_TYPES, "Task", 3.0)})
+    model = M.SparseSoftmax(JOINT_LABELS, JOINT, lexicon={"vqa": "Task"}, clusters={"visual": "c1"},
+                            typer=typer)
+    model.to_disk(tmp_path / "m.json")
+    back = M.SparseSoftmax.from_disk(tmp_path / "m.json")
+    assert (back.typer.labels, back.typer.weights) == (list(ENTITY_TYPES), typer.weights)
+    assert (back.typer.lexicon, back.typer.clusters) == ({"vqa": "Task"}, {"visual": "c1"})
+    assert "lexicon" not in json.loads((tmp_path / "m.json").read_text())["typer"]
