@@ -44,6 +44,7 @@ class Settings:
     rel_min_probability: float = 0.6
     rel_decide: str = "union"
     rel_heads: int = 2
+    rel_head_floor: float = 0.5
     self_train: int = 1000
     st_rounds: int = 1
     st_weight: float = 0.5
@@ -89,6 +90,8 @@ def train_models(docs, records: list[dict], settings: Settings, lexicon: dict[st
                                   heads=settings.heads, decide=settings.rel_decide,
                                   heads_k=settings.rel_heads)
     relations.calibration["min_probability"] = settings.rel_min_probability
+    if settings.rel_decide == "union":
+        relations.calibration["head_floor"] = settings.rel_head_floor
     return mentions, relations
 
 

@@ -294,6 +294,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="the relation model decides over head x entity pairs (with --rel-thresholds)")
     parser.add_argument("--rel-heads", type=int, default=1,
                         help="with --rel-decide: pairs of the k likeliest heads")
+    parser.add_argument("--rel-head-floor", type=float, default=0.5,
+                        help="with --rel-decide union: rules' relations kept only off a head of P >= this")
     parser.add_argument("--out", default="", help="write the first setting's out-of-fold lines here (JSONL)")
     parser.add_argument("--only", type=int, default=0, help="quick look: run only the first N folds")
     parser.add_argument("--self-train", type=int, default=0,
@@ -344,6 +346,8 @@ def main(argv: list[str] | None = None) -> None:
                 relations = train_relations(rest_docs, [records[i] for i in rest], seed=args.seed,
                                             heads=args.heads, decide=args.rel_decide,
                                             heads_k=args.rel_heads)
+                if args.rel_decide == "union":
+                    relations.calibration["head_floor"] = args.rel_head_floor
                 heads = relations.heads
             else:
                 heads = train_heads(rest_docs, [records[i] for i in rest], seed=args.seed)

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from paperkg.extract.doc_utils import FINAL
@@ -189,3 +191,25 @@ def test_pairs_of_the_second_likeliest_head_carry_its_rank() -> None:
     union = SparseSoftmax(RELATION_LABELS, weights, heads=chooser,
                           calibration={"decide": "union", "heads_k": 2})
     assert {r[0] for r in score_relations(doc, union, 0.5)} == {AMT}
+
+
+@pytest.mark.parametrize(("p_head", "floor", "kept"), [
+    pytest.param(0.88, 0.5, True, id="sure-head-keeps-the-rules-relations"),
+    pytest.param(0.12, 0.5, False, id="doubtful-head-rules-relations-must-pass-the-model"),
+    pytest.param(0.12, 0.0, True, id="no-floor-keeps-them-whatever-the-head"),
+])
+def test_rules_relations_are_kept_whatever_the_model_says_only_off_a_likely_head(
+        p_head: float, floor: float, kept: bool) -> None:
+    """Union keeps the rules' relations off the first head unscored, but relations off a wrong head are
+    almost all wrong: below `head_floor` they need the model's own probability like any other pair."""
+    doc = build_nlp("rules")(UNION_TEXT)
+    # a chooser whose likeliest head (AMT, introduced) has P(head) = p_head; PPO stays below it
+    bias = math.log(p_head / (1.0 - p_head))
+    chooser = SparseSoftmax(HEAD_LABELS, {"intro=True": [0.0, bias], "intro=False": [0.0, bias - 3.0]})
+    # the model says no relation holds for any pair
+    weights = {"bias": [20.0, 0, 0, 0, 0, 0]}
+    union = SparseSoftmax(RELATION_LABELS, weights, heads=chooser,
+                          calibration={"decide": "union", "heads_k": 1, "head_floor": floor})
+    found = {tuple(r[:3]) for r in score_relations(doc, union, 0.6)}
+    assert ((AMT, "COMPARED_WITH", PPO) in found) == kept
+    assert ((AMT, "EVALUATED_ON", "MuJoCo") in found) == kept
