@@ -88,10 +88,8 @@ def train_models(docs, records: list[dict], settings: Settings, lexicon: dict[st
     T.mark(docs, mentions, settings.threshold, settings.name_threshold)
     relations = T.train_relations(docs, records, epochs=settings.rel_epochs, seed=settings.seed,
                                   heads=settings.heads, decide=settings.rel_decide,
-                                  heads_k=settings.rel_heads)
+                                  heads_k=settings.rel_heads, head_floor=settings.rel_head_floor)
     relations.calibration["min_probability"] = settings.rel_min_probability
-    if settings.rel_decide == "union":
-        relations.calibration["head_floor"] = settings.rel_head_floor
     return mentions, relations
 
 

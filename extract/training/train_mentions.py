@@ -237,15 +237,18 @@ def relation_instances(docs: list[Doc], records: list[dict], heads: M.SparseSoft
 
 def train_relations(docs: list[Doc], records: list[dict], *, epochs: int = 10, l2: float = 1e-4,
                     lr: float = 0.1, seed: int = 13, heads: bool = True, decide: str = "",
-                    heads_k: int = 1) -> M.SparseSoftmax:
+                    heads_k: int = 1, head_floor: float = 0.0) -> M.SparseSoftmax:
     """The relation scorer, with the head chooser (`heads`) nested in it; `decide`: the model decides
-    the relations over the pairs of the `heads_k` likeliest heads instead of scoring the rules'."""
+    the relations over the pairs of the `heads_k` likeliest heads instead of scoring the rules'; under
+    `union` the rules' relations stay unscored only off a head of P(head) >= `head_floor`."""
     chooser = train_heads(docs, records, seed=seed) if heads else None
     rows = relation_instances(docs, records, chooser, heads_k if decide else 1, bool(decide))
     weights = sparse.train_softmax(rows, len(R.RELATION_LABELS), epochs=epochs, l2=l2, lr=lr, seed=seed)
     model = M.SparseSoftmax(R.RELATION_LABELS, weights, heads=chooser)
     if decide:
         model.calibration = {"decide": decide, "heads_k": heads_k}
+        if decide == "union":
+            model.calibration["head_floor"] = head_floor
     return model
 
 
@@ -345,9 +348,7 @@ def main(argv: list[str] | None = None) -> None:
             if rel_cuts:
                 relations = train_relations(rest_docs, [records[i] for i in rest], seed=args.seed,
                                             heads=args.heads, decide=args.rel_decide,
-                                            heads_k=args.rel_heads)
-                if args.rel_decide == "union":
-                    relations.calibration["head_floor"] = args.rel_head_floor
+                                            heads_k=args.rel_heads, head_floor=args.rel_head_floor)
                 heads = relations.heads
             else:
                 heads = train_heads(rest_docs, [records[i] for i in rest], seed=args.seed)
