@@ -22,7 +22,8 @@ from paperkg.graph.embedded import EmbeddedStore
 from paperkg.graph.records import Extraction, Mention, PaperInput, RelationMention
 from tests.stores import write_corpus
 
-# (id, collection, abstract, [(surface, type, introduced)], [(head, type, tail)], [(short, long)])
+# (id, collection, abstract, [(surface, type, introduced)], [(head, type, tail)], [(long, short)]):
+# aliases in `Extraction.aliases` order, as the extractor writes them
 PAPERS: list[tuple[str, str | None, str, list[tuple[str, str, bool]], list[tuple[str, str, str]],
                    list[tuple[str, str]]]] = [
     (
@@ -34,7 +35,7 @@ PAPERS: list[tuple[str, str | None, str, list[tuple[str, str, bool]], list[tuple
          ("MATH500", "Benchmark", False)],
         [("GRPO", "EVALUATED_ON", "GSM8K"), ("GRPO", "EVALUATED_ON", "MATH500"),
          ("GRPO", "COMPARED_WITH", "PPO")],
-        [("GRPO", "Group Relative Policy Optimization")],
+        [("Group Relative Policy Optimization", "GRPO")],
     ),
     (
         "p2", "RL",
@@ -51,7 +52,7 @@ PAPERS: list[tuple[str, str | None, str, list[tuple[str, str, bool]], list[tuple
          ("DQN", "Method", False), ("Atari 2600", "Benchmark", False), ("game playing", "Task", False)],
         [("PPO", "COMPARED_WITH", "DQN"), ("PPO", "EVALUATED_ON", "Atari 2600"),
          ("PPO", "ADDRESSES", "game playing")],
-        [("PPO", "Proximal Policy Optimization")],
+        [("Proximal Policy Optimization", "PPO")],
     ),
 ]
 

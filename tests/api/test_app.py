@@ -173,7 +173,7 @@ def test_entity_search(client: TestClient) -> None:
     counts = [e["paper_count"] for e in everything]
     assert counts == sorted(counts, reverse=True)
     assert client.get("/entities", params={"q": "Policy-Opt"}).json()["items"][0]["id"] in (
-        "method:grpo", "method:ppo")
+        "method:group-relative-policy-optimization", "method:proximal-policy-optimization")
 
 
 def test_entity_search_type_and_paging(client: TestClient) -> None:
@@ -225,13 +225,14 @@ def test_entity_search_rejects_unsearchable_text(client: TestClient) -> None:
 
 
 def test_entity_by_id_and_alias(client: TestClient) -> None:
-    by_id = client.get("/entities/method:grpo")
+    by_id = client.get("/entities/method:group-relative-policy-optimization")
     assert by_id.status_code == 200, by_id.text
     entity = by_id.json()
     assert entity["name"] == "GRPO" and entity["type"] == "Method" and entity["paper_count"] == 2
     assert "Group Relative Policy Optimization" in entity["aliases"]
     by_alias = client.get("/entities/group-relative policy OPTIMIZATION")
-    assert by_alias.status_code == 200 and by_alias.json()["id"] == "method:grpo"
+    assert by_alias.status_code == 200
+    assert by_alias.json()["id"] == "method:group-relative-policy-optimization"
     model = client.get("/entities/qwen3 8b").json()
     assert model["type"] == "Model" and model["family"]
 
@@ -266,7 +267,7 @@ def test_neighbors(client: TestClient) -> None:
     response = client.get("/entities/GRPO/neighbors")
     assert response.status_code == 200, response.text
     body = response.json()
-    assert body["entity"]["id"] == "method:grpo"
+    assert body["entity"]["id"] == "method:group-relative-policy-optimization"
     edges = {(n["name"], n["edge_type"], n["direction"]) for n in body["items"]}
     assert ("GSM8K", "EVALUATED_ON", "out") in edges
     assert ("PPO", "COMPARED_WITH", "out") in edges

@@ -15,7 +15,7 @@ def test_papers_with_evidence_sentences(client: TestClient) -> None:
     response = client.get("/entities/GRPO/papers")
     assert response.status_code == 200, response.text
     body = response.json()
-    assert body["entity"]["id"] == "method:grpo" and body["next_offset"] is None
+    assert body["entity"]["id"] == "method:group-relative-policy-optimization" and body["next_offset"] is None
     by_id = {p["id"]: p for p in body["items"]}
     assert list(by_id) == ["p1", "p2"]
     p1, p2 = by_id["p1"]["evidence"], by_id["p2"]["evidence"]
@@ -28,7 +28,8 @@ def test_papers_with_evidence_sentences(client: TestClient) -> None:
 
 
 def test_papers_page(client: TestClient) -> None:
-    first = client.get("/entities/method:grpo/papers", params={"limit": 1}).json()
+    first = client.get("/entities/method:group-relative-policy-optimization/papers",
+                       params={"limit": 1}).json()
     assert [p["id"] for p in first["items"]] == ["p1"] and first["next_offset"] == 1
     second = client.get("/entities/GRPO/papers", params={"limit": 1, "offset": 1}).json()
     assert [p["id"] for p in second["items"]] == ["p2"] and second["next_offset"] is None

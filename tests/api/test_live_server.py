@@ -39,7 +39,7 @@ def test_live_server(server: tuple[str, subprocess.Popen[bytes], Path]) -> None:
         rows = http.get("/queries/entity_search", params={"q": "grpo"}).json()["items"]
         assert any(r.get("name") == "GRPO" for r in rows)
         assert len(http.get("/entities", params={"q": "policy"}).json()["items"]) == 2
-        assert http.get("/entities/GRPO").json()["id"] == "method:grpo"
+        assert http.get("/entities/GRPO").json()["id"] == "method:group-relative-policy-optimization"
         paper = http.get("/papers/p1").json()
         assert paper["collections"] == ["RL"]
 

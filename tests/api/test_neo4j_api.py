@@ -42,7 +42,7 @@ SAME = [
     ("GET", "/entities?q=policy", None),
     ("GET", "/entities?q=a&type=Method&limit=1&offset=1", None),
     ("GET", "/entities?q=a&limit=3&offset=2", None),
-    ("GET", "/entities/method:grpo", None),
+    ("GET", "/entities/method:group-relative-policy-optimization", None),
     ("GET", "/entities/proximal-policy optimization", None),
     ("GET", "/entities/Qwen3-8B", None),
     ("GET", "/entities/GRPO/neighbors", None),
@@ -121,7 +121,7 @@ def test_read_cypher_on_neo4j(neo4j_client: TestClient) -> None:
     assert nodes.status_code == 200 and nodes.json()["items"][0]["m"]["name"] == "Qwen3-8B"
     text = "MATCH (e:Method) WHERE e.name = $n RETURN e.id AS id"
     param = neo4j_client.post("/cypher", json={"query": text, "params": {"n": "GRPO"}})
-    assert param.json()["items"] == [{"id": "method:grpo"}]
+    assert param.json()["items"] == [{"id": "method:group-relative-policy-optimization"}]
 
 
 def test_graphml_from_neo4j_matches_embedded(embedded_client: TestClient, neo4j_client: TestClient) -> None:

@@ -83,7 +83,7 @@ def make_corpus(paper_ids: list[str]) -> Corpus:
         paper_id=first.id, text=first.abstract, sentences=[(0, 57), (58, 71)],
         mentions=[Mention("Group Relative Policy Optimization", "Method", 11, 45, 0, True),
                   Mention("GRPO", "Method", 47, 51, 0, True), Mention("PPO", "Method", 67, 70, 1)],
-        aliases=[("GRPO", "Group Relative Policy Optimization")],
+        aliases=[("Group Relative Policy Optimization", "GRPO")],
         relations=[RelationMention("GRPO", "USES", "PPO", 1)])
     return corpus
 
