@@ -245,7 +245,7 @@ def score_relations(doc: Doc, model: SparseSoftmax, min_probability: float | Non
     decide = cal.get("decide")
     ranked = ranked_heads(doc, model.heads, int(cal.get("heads_k", 1)))
     sure_head = not ranked or ranked[0][1] >= cal.get("head_floor", 0.0)
-    pairs = relation_pairs(doc, model.heads, rich=bool(decide), ranked=ranked)
+    pairs = relation_pairs(doc, rich=bool(decide), ranked=ranked)
     if not decide:
         pairs = [p for p in pairs if p[3] is not None]
     if not pairs:

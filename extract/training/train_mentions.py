@@ -116,23 +116,23 @@ def train(docs: list[Doc], records: list[dict], *, epochs: int = 8, l2: float = 
     typer (`mention_scorer._typed_rows`) is trained on the gold mentions' rows alone: which type, given
     an entity, is a cleaner question than the joint model's, where `O` rows are ~95% of the data."""
     gold_rows = instances(docs, records, lexicon, clusters)
-    weights = sparse.train_softmax(gold_rows, len(LABELS), epochs=epochs, l2=l2, lr=lr, seed=seed,
-                                   min_count=min_count)
-    model = M.SparseSoftmax(LABELS, weights, lexicon=lexicon, clusters=clusters)
+
+    def fit(rows: list[tuple[list[str], int]], labels: list[str],
+            ex_weights: list[float] | None = None) -> M.SparseSoftmax:
+        weights = sparse.train_softmax(rows, len(labels), epochs=epochs, l2=l2, lr=lr, seed=seed,
+                                       min_count=min_count, weights=ex_weights)
+        return M.SparseSoftmax(labels, weights, lexicon=lexicon, clusters=clusters)
+
+    model = fit(gold_rows, LABELS)
     if unlabelled and self_train is not None:
         for _round in range(self_train.rounds):
             pseudo = pseudo_instances(unlabelled, model, self_train, seed)
-            rows = gold_rows + pseudo
-            ex_weights = [1.0] * len(gold_rows) + [self_train.weight] * len(pseudo)
-            weights = sparse.train_softmax(rows, len(LABELS), epochs=epochs, l2=l2, lr=lr, seed=seed,
-                                           min_count=min_count, weights=ex_weights)
-            model = M.SparseSoftmax(LABELS, weights, lexicon=lexicon, clusters=clusters)
+            model = fit(gold_rows + pseudo, LABELS,
+                        [1.0] * len(gold_rows) + [self_train.weight] * len(pseudo))
     if typer:
         none = LABELS.index(M.LABELS_O)
-        typed = [(f, ENTITY_TYPES.index(LABELS[y])) for f, y in gold_rows if y != none]
-        model.typer = M.SparseSoftmax(list(ENTITY_TYPES), sparse.train_softmax(
-            typed, len(ENTITY_TYPES), epochs=epochs, l2=l2, lr=lr, seed=seed, min_count=min_count),
-            lexicon=lexicon, clusters=clusters)
+        model.typer = fit([(f, ENTITY_TYPES.index(LABELS[y])) for f, y in gold_rows if y != none],
+                          list(ENTITY_TYPES))
     return model
 
 
