@@ -45,7 +45,9 @@ from paperkg.graph.resolve import (
     _merge_similar,
     _name_tokens,
     _named_token,
+    definition_types,
     is_acronym,
+    resolve_undefined,
 )
 from paperkg.graph.store import GraphDelta
 
@@ -57,7 +59,7 @@ CREATE TABLE terms (kind TEXT NOT NULL, term TEXT NOT NULL, paper TEXT NOT NULL,
 CREATE INDEX terms_paper ON terms (paper);
 CREATE TABLE spelling (key TEXT NOT NULL, surface TEXT NOT NULL, n INTEGER NOT NULL,
     PRIMARY KEY (key, surface)) WITHOUT ROWID;
-CREATE TABLE local_def (paper TEXT NOT NULL, short TEXT NOT NULL, long TEXT NOT NULL,
+CREATE TABLE local_def (paper TEXT NOT NULL, short TEXT NOT NULL, long TEXT NOT NULL, type TEXT,
     PRIMARY KEY (paper, short)) WITHOUT ROWID;
 CREATE INDEX local_def_short ON local_def (short);
 CREATE INDEX local_def_long ON local_def (long);
@@ -232,13 +234,13 @@ def _inner_candidates(ex: Extraction) -> set[str]:
     return out
 
 
-def _resolves_to(key: str, rep: str | None, targets: Sequence[str]) -> str:
-    """The cluster of a mention of `key` in a paper that does not define it (resolution rules 2-4):
-    the representative of the long form it is, else the one long form it is defined with, else
-    itself (none, or several: ambiguous)."""
+def _resolves_to(key: str, rep: str | None, targets: dict[str, list[str]], etype: str) -> str:
+    """The cluster of a mention of `key` typed `etype` in a paper that does not define it
+    (resolution rules 2-4): the representative of the long form it is, else the long form it is
+    defined with (by type when there are several), else itself (none, or ambiguous)."""
     if rep is not None:
         return rep
-    return targets[0] if len(targets) == 1 else key
+    return resolve_undefined(key, targets, etype) if targets else key
 
 
 def _nested_spellings(aliases: Iterable[str]) -> set[str]:
@@ -256,7 +258,7 @@ class Derivation:
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
         self._rep: dict[str, str | None] = {}
-        self._defined: dict[str, list[str]] = {}
+        self._defined: dict[str, dict[str, list[str]]] = {}
 
     # ---- small lookups ----------------------------------------------------------------------
 
@@ -276,10 +278,11 @@ class Derivation:
             self._rep[key] = row[0] if row else None
         return self._rep[key]
 
-    def defined(self, key: str) -> list[str]:
+    def defined(self, key: str) -> dict[str, list[str]]:
+        """The long forms `key` is defined with, each with the types its definitions give it."""
         if key not in self._defined:
             row = self._one("SELECT targets FROM short_key WHERE key = ?", (key,))
-            self._defined[key] = json.loads(row[0]) if row else []
+            self._defined[key] = json.loads(row[0]) if row else {}
         return self._defined[key]
 
     def _min_spelling(self, key: str) -> str | None:
@@ -329,9 +332,10 @@ class Derivation:
             for key, surface in spells[p]:
                 self._bump("spelling", ("key", "surface"), (key, surface), 1)
                 spell_keys.add(key)
+            types = definition_types(ex)
             for short, long in local_definitions(ex).items():
-                self.db.execute("INSERT INTO local_def (paper, short, long) VALUES (?, ?, ?)",
-                                (p, short, long))
+                self.db.execute("INSERT INTO local_def (paper, short, long, type) VALUES (?, ?, ?, ?)",
+                                (p, short, long, types.get(short)))
                 short_keys.add(short)
                 long_keys.add(long)
             keys = {compact_key(m.text) for m in ex.mentions} - GENERIC - {""}
@@ -500,15 +504,18 @@ class Derivation:
     def _defined_long(self, key: str) -> bool:
         return self._one("SELECT 1 FROM local_def WHERE long = ? LIMIT 1", (key,)) is not None
 
-    def _update_short_keys(self, shorts: set[str]) -> dict[str, tuple[list[str], list[str]]]:
-        """Store the long forms each short form is defined with; returns (old, new) long forms of
-        each short form whose long forms changed."""
-        changed: dict[str, tuple[list[str], list[str]]] = {}
+    def _update_short_keys(self, shorts: set[str]) -> dict[str, tuple[dict, dict]]:
+        """Store the long forms each short form is defined with, and the types each is defined
+        with; returns (old, new) of each short form whose long forms or their types changed."""
+        changed: dict[str, tuple[dict, dict]] = {}
         for short in sorted(shorts):
-            targets = sorted({rep for (long,) in self.db.execute(
-                "SELECT long FROM local_def WHERE short = ?", (short,)) if (rep := self.rep(long))})
+            found: dict[str, set[str]] = defaultdict(set)
+            for long, etype in self.db.execute("SELECT long, type FROM local_def WHERE short = ?", (short,)):
+                if rep := self.rep(long):
+                    found[rep].update([etype] if etype else [])
+            targets = {rep: sorted(types) for rep, types in sorted(found.items())}
             row = self._one("SELECT targets FROM short_key WHERE key = ?", (short,))
-            old = json.loads(row[0]) if row else []
+            old = json.loads(row[0]) if row else {}
             if targets == old:
                 continue
             changed[short] = (old, targets)
@@ -521,7 +528,7 @@ class Derivation:
         return changed
 
     def _meaning_changed(self, reps: dict[str, tuple[str | None, str | None]],
-                         definitions: dict[str, tuple[list[str], list[str]]]) -> tuple[set[str], set[str]]:
+                         definitions: dict[str, tuple[dict, dict]]) -> tuple[set[str], set[str]]:
         """The keys whose changed representative or long forms change what a paper's mention of
         them resolves to (`_assign`), and the long keys whose change does so for the papers that
         define them; only those papers are resolved again.
@@ -537,7 +544,8 @@ class Derivation:
             was_rep, now_rep = reps.get(key, (rep_now, rep_now))
             defined_now = self.defined(key)
             was_defined, now_defined = definitions.get(key, (defined_now, defined_now))
-            if _resolves_to(key, was_rep, was_defined) != _resolves_to(key, now_rep, now_defined):
+            if any(_resolves_to(key, was_rep, was_defined, etype)
+                   != _resolves_to(key, now_rep, now_defined, etype) for etype in TYPE_ORDER):
                 mention.add(key)
         local = {key for key, (was, now) in reps.items() if (was or key) != (now or key)}
         return mention, local
@@ -555,7 +563,7 @@ class Derivation:
             if key in local:
                 cluster = self.rep(local[key]) or local[key]
             else:
-                cluster = _resolves_to(key, self.rep(key), self.defined(key))
+                cluster = _resolves_to(key, self.rep(key), self.defined(key), m.type)
             assign[m.text] = cluster
             votes[(cluster, m.type)] += 1
             surf[(cluster, m.text)] += 1

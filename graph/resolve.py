@@ -4,8 +4,10 @@ Pure functions over plain records. The rules, in order, for a mention in paper P
 1. an acronym P defines (`Long Form (LF)`) joins the cluster of its long form in P;
 2. a name that is some cluster's long form joins it;
 3. an acronym P does not define joins the one long form the corpus defines it with; if the corpus
-   defines it with several genuinely different long forms (`DP`: dynamic programming, differential
-   privacy, data-parallel) the mention stays apart as the bare acronym, never merged blindly;
+   defines it with several genuinely different long forms, it joins the one defined with the
+   mention's type (`MAE` as a Metric is mean absolute error, as a Method masked autoencoder); if
+   that leaves none or several (`DP`: dynamic programming, differential privacy, both Methods) the
+   mention stays apart as the bare acronym, never merged blindly;
 4. otherwise the name is its own cluster.
 Names meet regardless of case, hyphens and spacing (`compact_key`). Each cluster takes the type most of
 its mentions carry, so `GRPO` tagged Method in nine papers and Model in one is one node.
@@ -16,7 +18,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from itertools import islice
@@ -50,6 +52,31 @@ def is_acronym(surface: str) -> bool:
         return False
     upper = sum(c.isupper() for c in s)
     return bool(_ACRONYM_RE.match(s)) and upper >= max(2, len(s) // 2)
+
+
+def definition_types(ex: Extraction) -> dict[str, str]:
+    """Short key -> the type the paper gives an acronym it defines: its long form's mention's,
+    else its own (the first such mention; none when neither is a mention)."""
+    types: dict[str, str] = {}
+    first: dict[str, str] = {}
+    for m in ex.mentions:
+        first.setdefault(compact_key(m.text), m.type)
+    for long, short in ex.aliases:
+        lk, sk = compact_key(long), compact_key(short)
+        etype = first.get(lk) or first.get(sk)
+        if etype is not None:
+            types[sk] = etype
+    return types
+
+
+def resolve_undefined(key: str, targets: Mapping[str, Iterable[str]], etype: str) -> str:
+    """Rule 3 for a mention of `key` typed `etype` in a paper that does not define it: `targets`
+    maps each long form the corpus defines `key` with to the types its definitions have. The one
+    long form; else the one of the mention's type; else `key` itself (ambiguous)."""
+    if len(targets) == 1:
+        return next(iter(targets))
+    typed = [long for long, types in targets.items() if etype in types]
+    return typed[0] if len(typed) == 1 else key
 
 
 @dataclass
@@ -105,7 +132,8 @@ def resolve(extractions: Iterable[tuple[str, Extraction]]) -> Resolution:
     """Resolve all mentions of all papers at once; `extractions` yields (paper id, extraction)."""
     papers = [(pid, ex) for pid, ex in extractions]
     local_long: dict[str, dict[str, str]] = {}   # paper -> short key -> long key
-    defined: dict[str, set[str]] = defaultdict(set)
+    local_type: dict[str, dict[str, str]] = {}   # paper -> short key -> the type it defines it with
+    defined: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
     long_keys: set[str] = set()
     spellings: dict[str, set[str]] = defaultdict(set)
     for pid, ex in papers:
@@ -119,11 +147,14 @@ def resolve(extractions: Iterable[tuple[str, Extraction]]) -> Resolution:
                 local[sk] = lk
                 long_keys.add(lk)
         local_long[pid] = local
+        local_type[pid] = definition_types(ex)
     rep = _merge_similar({k: min(spellings[k]) for k in long_keys})
-    for local in local_long.values():
+    for pid, local in local_long.items():
         for sk, lk in local.items():
             local[sk] = rep[lk]
-            defined[sk].add(rep[lk])
+            types = defined[sk][rep[lk]]
+            if sk in local_type[pid]:
+                types.add(local_type[pid][sk])
 
     res = Resolution()
     votes: dict[str, Counter[str]] = defaultdict(Counter)
@@ -140,11 +171,8 @@ def resolve(extractions: Iterable[tuple[str, Extraction]]) -> Resolution:
             elif key in rep:
                 cluster = rep[key]
             elif key in defined and key not in long_set:
-                targets = defined[key]
-                if len(targets) == 1:
-                    cluster = next(iter(targets))
-                else:
-                    cluster = key
+                cluster = resolve_undefined(key, defined[key], m.type)
+                if len(defined[key]) > 1:
                     res.ambiguous.add(key)
             else:
                 cluster = key

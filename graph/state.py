@@ -56,10 +56,11 @@ from paperkg.graph.errors import (
     StoreUnavailableError,
 )
 from paperkg.graph.model import EDGE_TYPES, NODE_LABELS, KnowledgeGraph, node_key
+from paperkg.graph.normalize import compact_key
 from paperkg.graph.records import Extraction, PaperInput
 from paperkg.graph.store import GraphDelta, empty_stats
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 DB_FILE = "state.sqlite"
 # The store format before this one: a pickle, which this version never opens (loading one runs code).
 LEGACY_FILE = "graph.pickle"
@@ -99,6 +100,7 @@ CREATE INDEX records_collection ON records (collection, paper);
 CREATE TABLE papers (
     key TEXT PRIMARY KEY, extractor TEXT NOT NULL DEFAULT '', extraction TEXT);
 CREATE INDEX papers_extractor ON papers (extractor);
+CREATE TABLE pending_derive (paper TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE nodes (
     key TEXT PRIMARY KEY, label TEXT NOT NULL, owner TEXT NOT NULL, props TEXT NOT NULL,
     text TEXT);
@@ -113,9 +115,39 @@ CREATE INDEX edges_owner ON edges (owner);
 # Schema N -> N + 1. 3 -> 4: the served view's props of a MENTIONS row (`edges.lean`, see
 # `derive.LEAN_MENTIONS`), which the view read through `json_remove` on every load before: 10 of the
 # 25 s a 1M-abstract store's edge rows took. About 80 s for that store's 5.4M MENTIONS rows, once.
+# 4 -> 5: resolution rule 3 by type (`MAE` as a Metric joins mean absolute error, as a Method masked
+# autoencoder): each definition's type (`local_def.type`, from the stored extraction as
+# `resolve.definition_types` takes it), the types of each short form's long forms (`short_key`), and
+# the papers that mention a short form defined several ways, which the next build derives again
+# (`pending_derive`) so their mentions join the long form of their type. Nothing is re-extracted.
+_DEFINITION_TYPE = """
+UPDATE local_def SET type = (
+    SELECT type FROM (
+        SELECT json_extract(m.value, '$.type') AS type, m.key AS i,
+               paperkg_compact_key(json_extract(m.value, '$.text')) AS k,
+               paperkg_compact_key(json_extract(m.value, '$.text')) = local_def.long AS is_long
+        FROM papers p, json_each(p.extraction, '$.mentions') m WHERE p.key = local_def.paper)
+    WHERE k IN (local_def.long, local_def.short) ORDER BY is_long DESC, i LIMIT 1)"""
+_TYPED_TARGETS = """
+UPDATE short_key SET targets = (
+    SELECT json_group_object(rep, json(types)) FROM (
+        SELECT l.rep AS rep, (
+            SELECT json_group_array(t) FROM (
+                SELECT DISTINCT d2.type AS t FROM local_def d2 JOIN long_key l2 ON l2.key = d2.long
+                WHERE d2.short = short_key.key AND l2.rep = l.rep AND d2.type IS NOT NULL
+                ORDER BY t)) AS types
+        FROM local_def d JOIN long_key l ON l.key = d.long
+        WHERE d.short = short_key.key GROUP BY l.rep ORDER BY l.rep))"""
 _MIGRATIONS: dict[int, tuple[str, ...]] = {
     3: ("ALTER TABLE edges ADD COLUMN lean TEXT",
         f"UPDATE edges SET lean = {LEAN_MENTIONS} WHERE type = 'MENTIONS'"),
+    4: ("ALTER TABLE local_def ADD COLUMN type TEXT",
+        _DEFINITION_TYPE,
+        _TYPED_TARGETS,
+        "CREATE TABLE pending_derive (paper TEXT PRIMARY KEY) WITHOUT ROWID",
+        "INSERT OR IGNORE INTO pending_derive (paper) SELECT DISTINCT t.paper FROM terms t "
+        "JOIN short_key s ON s.key = t.term WHERE t.kind = 'm' AND "
+        "(SELECT count(*) FROM json_each(s.targets)) > 1"),
 }
 
 
@@ -232,6 +264,7 @@ class BuildState:
             # SQLite's default page cache is 2 MB; a build's lookups over a store of 100k papers
             # (GBs) would go to the OS for nearly every page.
             self._db.execute(f"PRAGMA cache_size = -{_CACHE_KIB}")
+            self._db.create_function("paperkg_compact_key", 1, compact_key, deterministic=True)
             self._check_schema()
         except (sqlite3.Error, OSError) as err:
             raise store_error(err, self.path) from err
@@ -443,7 +476,8 @@ class StateWriter:
     def __init__(self, db: sqlite3.Connection, path: Path | None = None) -> None:
         self._db = db
         self.source_name = f"{socket.gethostname()}:{path.resolve()}" if path is not None else None
-        self.dirty: set[str] = set()          # papers whose records or extraction changed
+        # papers whose records or extraction changed, and those a schema step left to derive again
+        self.dirty: set[str] = {p for (p,) in db.execute("SELECT paper FROM pending_derive")}
         self.removed: set[str] = set()        # papers removed by this build
         self.base = self._meta("generation")
         self.changed = False
@@ -559,6 +593,7 @@ class StateWriter:
                 rows_changed |= bool(Derivation(self._db).run(_load_entries(self._db, set(chunk)), removed,
                                                               False))
                 removed = set()
+        self._db.execute("DELETE FROM pending_derive")
         delta.base = self.base
         delta.source, delta.source_name = self.source, self.source_name
         self.changed |= rows_changed or bool(delta) or bool(self.dirty) or bool(self.removed)

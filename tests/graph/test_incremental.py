@@ -17,6 +17,7 @@ from paperkg.graph.model import KnowledgeGraph
 from paperkg.graph.records import PaperInput
 from paperkg.graph.state import BuildState
 from tests.api.conftest import _extraction, make_corpus
+from tests.graph.golden.schema4.papers import PAPERS
 from tests.stores import add_entry
 
 
@@ -144,9 +145,23 @@ _DPO = [
 ]
 
 
-def _dpo_entries() -> list[PaperEntry]:
+# One acronym defined with two types and used bare with each (the schema-4 store's papers and three
+# more): a bare MAE joins the long form of its type, so its meaning changes when a definition of that
+# type arrives or goes (`m5`: a second Metric reading makes a bare Metric MAE ambiguous), or when a
+# paper gives a long form another type (`m6`).
+_MAE = [*PAPERS,
+        ("m5", "Maximum angular error (MAE) measures pose estimates.",
+         [("Maximum angular error", "Metric", False), ("MAE", "Metric", False)], [],
+         [("Maximum angular error", "MAE")]),
+        ("m6", "Masked autoencoders (MAE) score reconstructions.",
+         [("Masked autoencoders", "Metric", False), ("MAE", "Metric", False)], [],
+         [("Masked autoencoders", "MAE")]),
+        ("m7", "MAE is a task here.", [("MAE", "Task", False)], [], [])]
+
+
+def _entries(papers: list[tuple]) -> list[PaperEntry]:
     corpus = Corpus()
-    for pid, text, entities, relations, aliases in _DPO:
+    for pid, text, entities, relations, aliases in papers:
         entry, _ = corpus.add(PaperInput(pid, text, "test", 1, title=f"Paper {pid}", year=2025))
         entry.extraction = _extraction(pid, text, entities, relations, aliases)
     return list(corpus.papers.values())
@@ -154,8 +169,10 @@ def _dpo_entries() -> list[PaperEntry]:
 
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())
-def test_any_split_of_an_acronym_defined_three_ways_is_build_graph(data: st.DataObject) -> None:
-    steps = data.draw(seed_steps(_dpo_entries()))
+@pytest.mark.parametrize("papers", [_DPO, _MAE], ids=["defined-three-ways", "defined-with-two-types"])
+def test_any_split_of_an_acronym_defined_several_ways_is_build_graph(papers: list[tuple],
+                                                                     data: st.DataObject) -> None:
+    steps = data.draw(seed_steps(_entries(papers)))
     with tempfile.TemporaryDirectory() as tmp:
         graph, present = _replay(Path(tmp), steps)
     _assert_same(graph, build_graph(_corpus(present)))

@@ -57,6 +57,29 @@ def test_ambiguous_acronym_is_resolved_per_paper_and_kept_apart_elsewhere() -> N
     assert c in res.ambiguous
 
 
+def test_an_acronym_defined_several_ways_joins_the_long_form_of_its_type() -> None:
+    """`MAE` is mean absolute error where papers measure with it and masked autoencoder where they
+    train one: a bare `MAE` joins the long form defined with its type, and stays apart when no long
+    form, or several, have it."""
+    res = resolve([
+        ex("a", [("mean absolute error", "Metric"), ("MAE", "Metric")], [("mean absolute error", "MAE")]),
+        ex("b", [("masked autoencoder", "Method"), ("MAE", "Method")], [("masked autoencoder", "MAE")]),
+        ex("c", [("MAE", "Metric")]),
+        ex("d", [("MAE", "Method")]),
+        ex("e", [("MAE", "Task")]),
+    ])
+    assert res.cluster_of[("c", "MAE")] == res.cluster_of[("a", "mean absolute error")]
+    assert res.cluster_of[("d", "MAE")] == res.cluster_of[("b", "masked autoencoder")]
+    assert res.cluster_of[("e", "MAE")] == compact_key("MAE") and compact_key("MAE") in res.ambiguous
+    assert res.label[res.cluster_of[("c", "MAE")]] == "Metric"
+    res = resolve([
+        ex("a", [("mean absolute error", "Metric"), ("MAE", "Metric")], [("mean absolute error", "MAE")]),
+        ex("b", [("maximum angular error", "Metric"), ("MAE", "Metric")], [("maximum angular error", "MAE")]),
+        ex("c", [("MAE", "Metric")]),
+    ])
+    assert res.cluster_of[("c", "MAE")] == compact_key("MAE")
+
+
 def test_spelling_variants_of_a_long_form_do_not_make_an_acronym_ambiguous() -> None:
     res = resolve([
         ex("a", [("Group Relative Policy Optimization", "Method")],

@@ -11,11 +11,15 @@ from pathlib import Path
 
 import pytest
 
+from paperkg.graph.corpus import Corpus
 from paperkg.graph.errors import StoreUnavailableError
 from paperkg.graph.records import PaperInput
 from paperkg.graph.state import DB_FILE, LEGACY_FILE, SCHEMA_VERSION, BuildState
-from tests.api.conftest import make_corpus
+from tests.api.conftest import _extraction, make_corpus
+from tests.graph.golden.schema4.papers import PAPERS
 from tests.stores import add_entry, write_corpus
+
+SCHEMA4 = Path(__file__).parent / "golden" / "schema4"
 
 
 def _snapshot(state: BuildState) -> tuple[dict, dict]:
@@ -86,8 +90,10 @@ def test_a_schema_3_store_is_migrated_and_serves_the_same_view(tmp_path: Path) -
     state = BuildState(tmp_path)
     whole, details = _snapshot(state), state.paper_details(paper)
     state.close()
-    with sqlite3.connect(tmp_path / DB_FILE) as db:
+    with sqlite3.connect(tmp_path / DB_FILE) as db:     # what schema 3 had (4 -> 5 adds the rest)
         db.execute("ALTER TABLE edges DROP COLUMN lean")
+        db.execute("ALTER TABLE local_def DROP COLUMN type")
+        db.execute("DROP TABLE pending_derive")
         db.execute("PRAGMA user_version = 3")
     state = BuildState(tmp_path)
     with state.snapshot() as db:
@@ -100,6 +106,57 @@ def test_a_schema_3_store_is_migrated_and_serves_the_same_view(tmp_path: Path) -
     state.close()
     assert _view(tmp_path) == view
     assert any("count" in props and "surfaces" not in props for props in view[1].values())
+
+
+def _schema4_corpus() -> Corpus:
+    corpus = Corpus()
+    for pid, text, entities, relations, aliases in PAPERS:
+        entry, _ = corpus.add(PaperInput(pid, text, "test", 1, title=f"Paper {pid}", year=2025))
+        entry.extraction = _extraction(pid, text, entities, relations, aliases)
+    return corpus
+
+
+def test_a_schema_4_store_resolves_acronyms_by_type_after_its_next_build(tmp_path: Path) -> None:
+    """Schema 4 (a store paperkg 07af58d built, `golden/schema4`) kept every bare `MAE` apart, as
+    MAE was defined two ways. Opening it adds the definitions' types without re-extracting, and the
+    next build, even with no input, derives the papers of such acronyms again: the graph is then
+    the one a fresh build of the same papers makes, the Metric `MAE` joined to mean absolute error."""
+    import shutil
+    import sqlite3
+
+    shutil.copy(SCHEMA4 / "state.sqlite", tmp_path / DB_FILE)
+    with sqlite3.connect(tmp_path / DB_FILE) as db:
+        old_nodes = {k for (k,) in db.execute("SELECT key FROM nodes")}
+        extracted = sorted(db.execute("SELECT key, extractor, extraction FROM papers"))
+    assert "method:mae" in old_nodes              # both bare uses, kept apart as one ambiguous MAE
+    state = BuildState(tmp_path)
+    with state.snapshot() as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert sorted(db.execute("SELECT long, type FROM local_def")) == [
+            ("maskedautoencoder", "Method"), ("meanabsoluteerror", "Metric")]
+        assert db.execute("SELECT targets FROM short_key WHERE key = 'mae'").fetchone()[0] == (
+            '{"maskedautoencoder":["Method"],"meanabsoluteerror":["Metric"]}')
+        pending = {p for (p,) in db.execute("SELECT paper FROM pending_derive")}
+        assert sorted(db.execute("SELECT key, extractor, extraction FROM papers")) == extracted
+    corpus = _schema4_corpus()
+    assert pending == set(corpus.papers)          # all four mention MAE
+    old = _snapshot(state)
+    assert set(old[0]) == old_nodes               # served as it was until a build
+    with state.transaction() as tx:
+        tx.derive()
+    new = _snapshot(state)
+    state.close()
+    fresh = BuildState(tmp_path / "fresh", create=True)
+    with fresh.transaction() as tx:
+        for entry in corpus:
+            add_entry(tx, entry)
+        tx.derive()
+    assert new == _snapshot(fresh) and "method:mae" not in new[0]
+    mentions = {(source, target) for etype, source, target, _ in new[1].values() if etype == "MENTIONS"}
+    assert {("paper:m3", "metric:mean-absolute-error"), ("paper:m4", "method:masked-autoencoder")} <= mentions
+    fresh.close()
+    with sqlite3.connect(tmp_path / DB_FILE) as db:
+        assert db.execute("SELECT count(*) FROM pending_derive").fetchone()[0] == 0
 
 
 def test_a_reader_keeps_its_snapshot_while_a_build_writes(tmp_path: Path) -> None:
