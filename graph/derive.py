@@ -4,13 +4,14 @@
 made adding 100 abstracts to 100k cost minutes. Here the build state keeps, in SQLite, what
 resolution needs as order-independent aggregates, so a build re-derives a bounded part:
 
-- per paper: its acronym definitions (`local_def`), the name keys it mentions and the inner names
-  it could nest (`terms`), its spellings, votes and surfaces (`contrib`), the entities it mentions
-  (`cluster_paper`) and the relations it supports (`rel_support`);
+- per paper: its acronym definitions and the type it gives each (`local_def`), the name keys it
+  mentions and the inner names it could nest (`terms`), its spellings, votes and surfaces
+  (`contrib`), the entities it mentions (`cluster_paper`) and the relations it supports
+  (`rel_support`);
 - across papers: spelling counts per name key (`spelling`), each long form's representative among
   the near-identical spellings of its initials (`long_key`), the long forms each short form is
-  defined with (`short_key`), type votes and surface forms per cluster (`votes`, `surfaces`), each
-  cluster's entity id (`clusters`) and the spellings inner names are looked up by
+  defined with and their types (`short_key`), type votes and surface forms per cluster (`votes`,
+  `surfaces`), each cluster's entity id (`clusters`) and the spellings inner names are looked up by
   (`nested_spelling`).
 
 A build then goes in phases, each touching only what the previous one changed: (A) the base facts of
