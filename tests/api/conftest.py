@@ -93,6 +93,17 @@ def _extraction(pid: str, text: str, entities: list[tuple[str, str, bool]],
     return Extraction(pid, text, sentences, sorted(mentions, key=lambda m: m.start), list(aliases), rels)
 
 
+def corpus_of(papers: list[tuple[str, str, list[tuple[str, str, bool]], list[tuple[str, str, str]],
+                               list[tuple[str, str]]]]) -> Corpus:
+    """A corpus of hand-made papers, (id, abstract, entities, relations, aliases) as in `PAPERS`
+    without the collection."""
+    corpus = Corpus()
+    for pid, text, entities, relations, aliases in papers:
+        entry, _ = corpus.add(PaperInput(pid, text, "test", 1, title=f"Paper {pid}", year=2025))
+        entry.extraction = _extraction(pid, text, entities, relations, aliases)
+    return corpus
+
+
 def make_corpus() -> Corpus:
     corpus = Corpus()
     for pid, collection, text, entities, relations, aliases in PAPERS:

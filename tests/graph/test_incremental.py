@@ -14,9 +14,8 @@ from paperkg.graph.build import build_graph
 from paperkg.graph.corpus import Corpus, PaperEntry
 from paperkg.graph.embedded import EmbeddedStore
 from paperkg.graph.model import KnowledgeGraph
-from paperkg.graph.records import PaperInput
 from paperkg.graph.state import BuildState
-from tests.api.conftest import _extraction, make_corpus
+from tests.api.conftest import corpus_of, make_corpus
 from tests.graph.golden.schema4.papers import PAPERS
 from tests.stores import add_entry
 
@@ -159,20 +158,12 @@ _MAE = [*PAPERS,
         ("m7", "MAE is a task here.", [("MAE", "Task", False)], [], [])]
 
 
-def _entries(papers: list[tuple]) -> list[PaperEntry]:
-    corpus = Corpus()
-    for pid, text, entities, relations, aliases in papers:
-        entry, _ = corpus.add(PaperInput(pid, text, "test", 1, title=f"Paper {pid}", year=2025))
-        entry.extraction = _extraction(pid, text, entities, relations, aliases)
-    return list(corpus.papers.values())
-
-
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())
 @pytest.mark.parametrize("papers", [_DPO, _MAE], ids=["defined-three-ways", "defined-with-two-types"])
 def test_any_split_of_an_acronym_defined_several_ways_is_build_graph(papers: list[tuple],
                                                                      data: st.DataObject) -> None:
-    steps = data.draw(seed_steps(_entries(papers)))
+    steps = data.draw(seed_steps(list(corpus_of(papers).papers.values())))
     with tempfile.TemporaryDirectory() as tmp:
         graph, present = _replay(Path(tmp), steps)
     _assert_same(graph, build_graph(_corpus(present)))

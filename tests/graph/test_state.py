@@ -11,11 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from paperkg.graph.corpus import Corpus
 from paperkg.graph.errors import StoreUnavailableError
 from paperkg.graph.records import PaperInput
 from paperkg.graph.state import DB_FILE, LEGACY_FILE, SCHEMA_VERSION, BuildState
-from tests.api.conftest import _extraction, make_corpus
+from tests.api.conftest import corpus_of, make_corpus
 from tests.graph.golden.schema4.papers import PAPERS
 from tests.stores import add_entry, write_corpus
 
@@ -108,14 +107,6 @@ def test_a_schema_3_store_is_migrated_and_serves_the_same_view(tmp_path: Path) -
     assert any("count" in props and "surfaces" not in props for props in view[1].values())
 
 
-def _schema4_corpus() -> Corpus:
-    corpus = Corpus()
-    for pid, text, entities, relations, aliases in PAPERS:
-        entry, _ = corpus.add(PaperInput(pid, text, "test", 1, title=f"Paper {pid}", year=2025))
-        entry.extraction = _extraction(pid, text, entities, relations, aliases)
-    return corpus
-
-
 def test_a_schema_4_store_resolves_acronyms_by_type_after_its_next_build(tmp_path: Path) -> None:
     """Schema 4 (a store paperkg 07af58d built, `golden/schema4`) kept every bare `MAE` apart, as
     MAE was defined two ways. Opening it adds the definitions' types without re-extracting, and the
@@ -138,7 +129,7 @@ def test_a_schema_4_store_resolves_acronyms_by_type_after_its_next_build(tmp_pat
             '{"maskedautoencoder":["Method"],"meanabsoluteerror":["Metric"]}')
         pending = {p for (p,) in db.execute("SELECT paper FROM pending_derive")}
         assert sorted(db.execute("SELECT key, extractor, extraction FROM papers")) == extracted
-    corpus = _schema4_corpus()
+    corpus = corpus_of(PAPERS)
     assert pending == set(corpus.papers)          # all four mention MAE
     old = _snapshot(state)
     assert set(old[0]) == old_nodes               # served as it was until a build
