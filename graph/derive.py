@@ -48,6 +48,7 @@ from paperkg.graph.resolve import (
     _named_token,
     definition_types,
     is_acronym,
+    local_definitions,
     resolve_undefined,
 )
 from paperkg.graph.store import GraphDelta
@@ -213,16 +214,6 @@ def _json(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
-def local_definitions(ex: Extraction) -> dict[str, str]:
-    """Short key -> long key of the acronyms a paper defines (resolution rule 1)."""
-    local: dict[str, str] = {}
-    for long, short in ex.aliases:
-        lk, sk = compact_key(long), compact_key(short)
-        if lk and sk and lk != sk and lk not in GENERIC:
-            local[sk] = lk
-    return local
-
-
 def _inner_candidates(ex: Extraction) -> set[str]:
     """Every joined token run `nested` may look up for this paper's mentions (a superset)."""
     out: set[str] = set()
@@ -333,8 +324,9 @@ class Derivation:
             for key, surface in spells[p]:
                 self._bump("spelling", ("key", "surface"), (key, surface), 1)
                 spell_keys.add(key)
-            types = definition_types(ex)
-            for short, long in local_definitions(ex).items():
+            local = local_definitions(ex)
+            types = definition_types(ex, local)
+            for short, long in local.items():
                 self.db.execute("INSERT INTO local_def (paper, short, long, type) VALUES (?, ?, ?, ?)",
                                 (p, short, long, types.get(short)))
                 short_keys.add(short)

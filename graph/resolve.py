@@ -54,19 +54,25 @@ def is_acronym(surface: str) -> bool:
     return bool(_ACRONYM_RE.match(s)) and upper >= max(2, len(s) // 2)
 
 
-def definition_types(ex: Extraction) -> dict[str, str]:
-    """Short key -> the type the paper gives an acronym it defines: its long form's mention's,
-    else its own (the first such mention; none when neither is a mention)."""
-    types: dict[str, str] = {}
+def local_definitions(ex: Extraction) -> dict[str, str]:
+    """Short key -> long key of the acronyms a paper defines (rule 1); of two definitions of one
+    short form, the later."""
+    local: dict[str, str] = {}
+    for long, short in ex.aliases:
+        lk, sk = compact_key(long), compact_key(short)
+        if lk and sk and lk != sk and lk not in GENERIC:
+            local[sk] = lk
+    return local
+
+
+def definition_types(ex: Extraction, local: dict[str, str]) -> dict[str, str]:
+    """Short key -> the type the paper gives an acronym it defines (`local`): its long form's
+    first mention's, else its own (none when neither is a mention)."""
     first: dict[str, str] = {}
     for m in ex.mentions:
         first.setdefault(compact_key(m.text), m.type)
-    for long, short in ex.aliases:
-        lk, sk = compact_key(long), compact_key(short)
-        etype = first.get(lk) or first.get(sk)
-        if etype is not None:
-            types[sk] = etype
-    return types
+    types = {sk: first.get(lk) or first.get(sk) for sk, lk in local.items()}
+    return {sk: etype for sk, etype in types.items() if etype is not None}
 
 
 def resolve_undefined(key: str, targets: Mapping[str, Iterable[str]], etype: str) -> str:
@@ -139,15 +145,11 @@ def resolve(extractions: Iterable[tuple[str, Extraction]]) -> Resolution:
     for pid, ex in papers:
         for m in ex.mentions:
             spellings[compact_key(m.text)].add(m.text)
-        local: dict[str, str] = {}
-        for long, short in ex.aliases:
-            lk, sk = compact_key(long), compact_key(short)
-            spellings[lk].add(long)
-            if lk and sk and lk != sk and lk not in GENERIC:
-                local[sk] = lk
-                long_keys.add(lk)
-        local_long[pid] = local
-        local_type[pid] = definition_types(ex)
+        for long, _short in ex.aliases:
+            spellings[compact_key(long)].add(long)
+        local = local_long[pid] = local_definitions(ex)
+        long_keys.update(local.values())
+        local_type[pid] = definition_types(ex, local)
     rep = _merge_similar({k: min(spellings[k]) for k in long_keys})
     for pid, local in local_long.items():
         for sk, lk in local.items():

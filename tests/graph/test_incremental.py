@@ -147,7 +147,7 @@ _DPO = [
 # One acronym defined with two types and used bare with each (the schema-4 store's papers and three
 # more): a bare MAE joins the long form of its type, so its meaning changes when a definition of that
 # type arrives or goes (`m5`: a second Metric reading makes a bare Metric MAE ambiguous), or when a
-# paper gives a long form another type (`m6`).
+# paper gives a long form another type (`m6`); one paper defines it twice (`m8`: the later counts).
 _MAE = [*PAPERS,
         ("m5", "Maximum angular error (MAE) measures pose estimates.",
          [("Maximum angular error", "Metric", False), ("MAE", "Metric", False)], [],
@@ -155,7 +155,11 @@ _MAE = [*PAPERS,
         ("m6", "Masked autoencoders (MAE) score reconstructions.",
          [("Masked autoencoders", "Metric", False), ("MAE", "Metric", False)], [],
          [("Masked autoencoders", "MAE")]),
-        ("m7", "MAE is a task here.", [("MAE", "Task", False)], [], [])]
+        ("m7", "MAE is a task here.", [("MAE", "Task", False)], [], []),
+        ("m8", "Mean absolute errors (MAE) and mean angular error (MAE) are both reported.",
+         [("Mean absolute errors", "Metric", False), ("mean angular error", "Metric", False),
+          ("MAE", "Metric", False)], [],
+         [("Mean absolute errors", "MAE"), ("mean angular error", "MAE")])]
 
 
 @settings(max_examples=40, deadline=None)
