@@ -123,11 +123,12 @@ CREATE INDEX edges_owner ON edges (owner);
 _DEFINITION_TYPE = """
 UPDATE local_def SET type = (
     SELECT type FROM (
-        SELECT json_extract(m.value, '$.type') AS type, m.key AS i,
-               paperkg_compact_key(json_extract(m.value, '$.text')) AS k,
-               paperkg_compact_key(json_extract(m.value, '$.text')) = local_def.long AS is_long
-        FROM papers p, json_each(p.extraction, '$.mentions') m WHERE p.key = local_def.paper)
-    WHERE k IN (local_def.long, local_def.short) ORDER BY is_long DESC, i LIMIT 1)"""
+        SELECT type, i, k = local_def.long AS is_long FROM (
+            SELECT json_extract(m.value, '$.type') AS type, m.key AS i,
+                   paperkg_compact_key(json_extract(m.value, '$.text')) AS k
+            FROM papers p, json_each(p.extraction, '$.mentions') m WHERE p.key = local_def.paper)
+        WHERE k IN (local_def.long, local_def.short))
+    ORDER BY is_long DESC, i LIMIT 1)"""
 _TYPED_TARGETS = """
 UPDATE short_key SET targets = (
     SELECT json_group_object(rep, json(types)) FROM (
