@@ -126,8 +126,9 @@ def find_acronyms(doc: Doc) -> list[tuple[Span, Span]]:
             words = 0
             while start_i > sent.start and words < max_words:
                 prev = doc[start_i - 1]
+                # a stop word inside a hyphenated name (`Plug-and-Play`) does not end it
                 if prev.text in LONG_FORM_BREAK or (prev.text.lower() in LONG_FORM_STOP_WORDS
-                                                    and words >= n_chars):
+                                                    and words >= n_chars and prev.whitespace_):
                     break
                 start_i -= 1
                 if not prev.is_punct:
@@ -148,14 +149,26 @@ def find_acronyms(doc: Doc) -> list[tuple[Span, Span]]:
             glued = [t.i for t in long_span[:-1] if t.text in ("+", "/")]
             if glued and initials_long_form(match_short, doc[glued[-1] + 1:long_span.end].text) == 0:
                 long_span = doc[glued[-1] + 1:long_span.end]
-            # drop leading determiners/function words
-            while len(long_span) > 1 and long_span[0].lower_ in LEADING_DROP:
-                long_span = long_span[1:]
+            long_span = drop_leading_words(long_span, match_short)
             if len(long_span.text) <= len(short) or long_span.text.lower() == short.lower():
                 continue
             pairs.append((long_span, short_span))
     pairs.extend(find_reverse_acronyms(doc, {s.start for _, s in pairs}))
     return pairs
+
+
+def drop_leading_words(long_span: Span, short: str) -> Span:
+    """Drop leading determiners and naming words (`the`, `our`, `called`, ...) that the short form does not
+    need: `The Cancer Imaging Archive (TCIA)`, `Named Entity Recognition (NER)` and `Novel view synthesis
+    (NVS)` keep them, since their first letter is the short form's. A long form never starts with
+    punctuation: not `-Entity Recognition` from `Named-Entity Recognition`, nor `-Recurrent Neural Network`
+    from `(GRU)-Recurrent Neural Network (RNN)`."""
+    while len(long_span) > 1 and (long_span[0].is_punct or long_span[0].lower_ in LEADING_DROP):
+        rest = long_span[1:]
+        if not long_span[0].is_punct and (rest[0].is_punct or best_long_form(short, rest.text) is None):
+            break
+        long_span = rest
+    return long_span
 
 
 def find_reverse_acronyms(doc: Doc, taken: set[int]) -> list[tuple[Span, Span]]:

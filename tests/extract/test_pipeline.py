@@ -87,6 +87,36 @@ def test_ambiguous_acronym_resolved_per_abstract(rules: Extractor, text: str, lo
     assert shorts.get(short) == long_form
 
 
+# real abstracts: a leading word the short form needs stays; one it does not need goes; no long form
+# starts with a dash, and a stop word inside a hyphenated name does not cut it
+LONG_FORMS = [
+    ("Standard English. Named Entity Recognition (NER) models underperform on Malaysian English.",
+     ("Named Entity Recognition", "NER")),
+    ("Using domain-relevant documents improves results on a named-entity recognition (NER) problem.",
+     ("named-entity recognition", "NER")),
+    ("Scans were collected from The Cancer Imaging Archive (TCIA) for evaluation.",
+     ("The Cancer Imaging Archive", "TCIA")),
+    ("Novel view synthesis (NVS) from sparse satellite images remains hard.",
+     ("Novel view synthesis", "NVS")),
+    ("The method employs a Plug-and-Play Pruning Module (PPM) to predict token importance.",
+     ("Plug-and-Play Pruning Module", "PPM")),
+    ("We train Gated Recurrent Unit (GRU)-Recurrent Neural Network (RNN) models on the features.",
+     ("Recurrent Neural Network", "RNN")),
+    ("We propose a novel Dynamic Order Template (DOT) for sentiment analysis.",
+     ("Dynamic Order Template", "DOT")),
+    ("We present a method called Entropy Ratio Clipping (ERC) for stable updates.",
+     ("Entropy Ratio Clipping", "ERC")),
+    ("We fine-tune the Transformer (TF) baseline.", ("Transformer", "TF")),
+]
+
+
+@pytest.mark.parametrize(("text", "pair"), LONG_FORMS)
+def test_long_form_keeps_the_words_its_short_form_needs(rules: Extractor, text: str,
+                                                        pair: tuple[str, str]) -> None:
+    ex = rules.extract_text(text)
+    assert {short: long for long, short in ex.aliases}.get(pair[1]) == pair[0]
+
+
 def test_acronym_without_definition_is_no_alias(rules: Extractor) -> None:
     ex = rules.extract_text("The DP baseline is strong. We report results on ImageNet.")
     assert ex.aliases == []
