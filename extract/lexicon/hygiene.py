@@ -18,6 +18,8 @@ NOT_ENTITIES = frozenset({
     "PET", "MRI", "fMRI", "CT", "EEG", "ECG", "EMG", "X-ray", "RGB", "RGB-D",
     # abbreviations of properties and settings, not names
     "E2E", "KV", "V-L", "KG", "KGs", "AI", "SOTA", "OOD", "API", "APIs", "IoT", "QA",
+    # size names of a model family, alone (`the stable diffusion XL model`)
+    "XS", "XXS", "XL", "XXL", "XXXL",
     # generic kinds written as plural acronyms
     "PLMs", "SLMs", "LVLMs", "LLMs", "VLMs", "MLLMs", "LMs", "LRMs", "DNNs", "CNNs", "GNNs", "RNNs",
 })

@@ -13,11 +13,13 @@ from paperkg.extract.pipeline import Extractor
 @pytest.mark.parametrize(("text", "never"), [
     *((t, True) for t in ("7B", "8B", "32B", "1.5T", "3.1 8B", "3.1-8B", "3D", "2D", "4D", "256x256", "v1.1",
                           "V2", "98%", "12", ".7315", "GPU", "GPUs", "CPU", "AMD", "NVIDIA", "YouTube", "PET",
-                          "MRI", "E2E", "KV", "V-L", "KGs", "AI-generated", "LLM-generated", "AI-assisted",
+                          "MRI", "E2E", "KV", "V-L", "KGs", "XL", "XXL", "AI-generated", "LLM-generated",
+                          "AI-assisted",
                           "Group Relative Policy\nOptimization", "RL)-based post-training", "P(Y",
                           "OfficeHome~\\cite{tomm-ude}", "b]})\\sum_{t")),
     *((t, False) for t in ("GPT-4", "Llama-3.1-8B", "Mistral-7B", "T5", "R1", "o1", "3DGS", "D4RL",
-                           "ResNet-50", "ImageNet 256x256", "CIFAR-10", "GRPO", "model-free", "MATH500",
+                           "ResNet-50", "SDXL", "Stable Diffusion XL", "ImageNet 256x256", "CIFAR-10", "GRPO",
+                           "model-free", "MATH500",
                            "Chain-of-Thought (CoT) distillation", "Claude 3.5~Sonnet")),
 ])
 def test_is_not_entity(text: str, never: bool) -> None:
@@ -59,6 +61,10 @@ CASES = [
      "To address this issue, we propose an end-to-end (E2E) method that integrates VAD and SER using "
      "Self-Supervised Learning (SSL) features.",
      {"E2E"}, {"Self-Supervised Learning"}),
+    ("2406.07546",
+     "Even the DALL-E 3 model could only achieve 48.92% on Commonsense-T2I, and the stable diffusion XL "
+     "model only achieves 24.92% accuracy.",
+     {"XL"}, set()),
     ("2604.17268", "AI-generated imagery has reached near-photorealistic fidelity.", {"AI-generated"}, set()),
     ("2507.20566",
      "Existing knowledge graphs (KGs) inevitably contain outdated or erroneous knowledge that needs to be "
