@@ -221,7 +221,7 @@ def _inner_candidates(ex: Extraction) -> set[str]:
         tokens = _name_tokens(m.text)
         if len(tokens) < 2:
             continue
-        for i, j in _inner_runs(tokens):
+        for i, j in _inner_runs(tokens, m.type == "Model"):
             out.add("".join(t for t, _, _ in tokens[i:j]))
     return out
 
@@ -674,7 +674,7 @@ class Derivation:
             tokens = _name_tokens(m.text)
             if outer is None or len(tokens) < 2:
                 continue
-            for i, j in _inner_runs(tokens):
+            for i, j in _inner_runs(tokens, m.type == "Model"):
                 start, end = m.start + tokens[i][1], m.start + tokens[j - 1][2]
                 surface = ex.text[start:end]
                 inner = assign.get(surface)

@@ -50,9 +50,52 @@ def name_key(name: str) -> str:
     return _NAME_SEP_RE.sub(" ", text).strip(" .,;:")
 
 
+# A last word that ends in `s` but is no plural (`loss`, `corpus`, `analysis`, `bias`, `series`).
+_NOT_PLURAL = ("ss", "us", "is", "ys", "as", "'s")
+_UNCHANGED_PLURALS = frozenset({"series", "species", "news", "physics", "mathematics", "statistics",
+                                "economics", "robotics", "dynamics", "genomics", "graphics", "kinetics",
+                                "semantics", "linguistics", "diagnostics", "analytics", "ethics",
+                                "optics", "logistics", "mechanics", "electronics", "informatics"})
+_ES_PLURAL = ("ches", "shes", "sses", "xes", "zes")
+_SCORE_WORDS = frozenset({"score", "scores"})
+
+
+def singular(word: str, written: str = "") -> str:
+    """The singular of a name's last word as a key sees it (`word` lower case, `written` as the name
+    has it): `mechanisms` -> `mechanism`, `strategies` -> `strategy`, `patches` -> `patch`, and an
+    acronym's `s` (`VAEs`, `LoRAs`, `LLMs`) always; `loss`, `corpus`, `bias`, `series`, `robotics`
+    and words of three letters or fewer (`gas`, `ms`) stay. A key, not English: it only has to map a
+    name's singular and plural to one string without joining two names."""
+    if len(written) >= 3 and written.endswith("s") and written[-2].isupper():
+        return word[:-1]
+    if len(word) < 4 or not word.endswith("s") or word.endswith(_NOT_PLURAL) or word in _UNCHANGED_PLURALS:
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(_ES_PLURAL):
+        return word[:-2]
+    return word[:-1]
+
+
+@functools.lru_cache(maxsize=1 << 17)
 def compact_key(name: str) -> str:
-    """`name_key` without separators, so `Qwen3 8B`, `Qwen3-8B` and `Qwen38B`-style joins meet."""
-    return name_key(name).replace(" ", "")
+    """`name_key` without separators, so `Qwen3 8B`, `Qwen3-8B` and `Qwen38B`-style joins meet; the
+    last word singular (`attention mechanisms` is `attention mechanism`, `VAEs` is `VAE`), and a
+    trailing `score` after a capitalised or numbered name dropped (`F1-score` is `F1`, `BLEU score`
+    is `BLEU`; `Inception Score` stays). Cached: every mention of every build asks for it."""
+    words = name_key(name).split(" ")
+    written = _NAME_SEP_RE.split(drop_format_chars(fold_dashes(unicodedata.normalize("NFKC", name)))
+                                 .strip(" .,;:"))
+    if len(words) > 1 and words[-1] in _SCORE_WORDS and len(written) > 1 and _short_name(written[-2]):
+        words.pop()
+        written.pop()
+    words[-1] = singular(words[-1], written[-1] if len(written) == len(words) else "")
+    return "".join(words)
+
+
+def _short_name(written: str) -> bool:
+    """`F1`, `BLEU`, `ROUGE-L`'s `L`, `mIoU` name a metric on their own; `Inception`, `quality` do not."""
+    return any(c.isdigit() for c in written) or sum(c.isupper() for c in written) >= 2 or written.isupper()
 
 
 def slug(text: str) -> str:

@@ -207,16 +207,23 @@ def _named_token(token: str) -> bool:
     return any(c.isdigit() for c in token) or any(c.isupper() for c in token[1:])
 
 
-def _inner_runs(tokens: list[tuple[str, int, int]]) -> Iterable[tuple[int, int]]:
+def _inner_runs(tokens: list[tuple[str, int, int]], model: bool = False) -> Iterable[tuple[int, int]]:
     """Every run `tokens[i:j]` strictly inside a name that may name something on its own: at most
-    `_NESTED_MAX_WORDS` tokens, ending on a named token. One generator for the build and the
-    incremental derivation, so both look up exactly the same inner names."""
+    `_NESTED_MAX_WORDS` tokens, ending on a named token, not starting on a version (`4o` in `GPT-4o`,
+    `8B`, `1K`: fragments, never names), and in a model's name (`model`) not its family before a
+    version (`GPT` in `GPT-4o`, `Qwen2.5` in `Qwen2.5-7B`: a family is the `family` property, not a
+    mention). One generator for the build and the incremental derivation, so both look up exactly
+    the same inner names."""
     for i in range(len(tokens)):
+        if i > 0 and tokens[i][0][:1].isdigit():
+            continue
         for j in range(i + 1, min(len(tokens), i + _NESTED_MAX_WORDS) + 1):
             if j - i == len(tokens):
                 continue
             if not _named_token(tokens[j - 1][0]):
                 break
+            if model and i == 0 and j < len(tokens) and tokens[j][0][:1].isdigit():
+                continue
             yield i, j
 
 
@@ -250,7 +257,7 @@ def nested_mentions(extractions: Iterable[tuple[str, Extraction]],
             tokens = _name_tokens(m.text)
             if outer is None or len(tokens) < 2:
                 continue
-            for i, j in _inner_runs(tokens):
+            for i, j in _inner_runs(tokens, m.type == "Model"):
                 start, end = m.start + tokens[i][1], m.start + tokens[j - 1][2]
                 surface = ex.text[start:end]
                 inner = res.cluster_of.get((pid, surface))

@@ -60,7 +60,7 @@ from paperkg.graph.normalize import compact_key
 from paperkg.graph.records import Extraction, PaperInput
 from paperkg.graph.store import GraphDelta, empty_stats
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 DB_FILE = "state.sqlite"
 # The store format before this one: a pickle, which this version never opens (loading one runs code).
 LEGACY_FILE = "graph.pickle"
@@ -120,6 +120,10 @@ CREATE INDEX edges_owner ON edges (owner);
 # `resolve.definition_types` takes it), the types of each short form's long forms (`short_key`), and
 # the papers that mention a short form defined several ways, which the next build derives again
 # (`pending_derive`) so their mentions join the long form of their type. Nothing is re-extracted.
+# 5 -> 6: name keys fold a final plural and a `score` after a metric's name (`normalize.compact_key`:
+# `attention mechanisms` and `attention mechanism`, `F1-score` and `F1` meet), so every stored key may
+# be stale: the next build derives every paper again (each paper's old contribution is taken back by
+# the keys it was stored with, then added by the new ones). Nothing is re-extracted.
 _DEFINITION_TYPE = """
 UPDATE local_def SET type = (
     SELECT type FROM (
@@ -149,6 +153,7 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
         "INSERT OR IGNORE INTO pending_derive (paper) SELECT DISTINCT t.paper FROM terms t "
         "JOIN short_key s ON s.key = t.term WHERE t.kind = 'm' AND "
         "(SELECT count(*) FROM json_each(s.targets)) > 1"),
+    5: ("INSERT OR IGNORE INTO pending_derive (paper) SELECT key FROM papers WHERE extraction IS NOT NULL",),
 }
 
 

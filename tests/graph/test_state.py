@@ -16,9 +16,11 @@ from paperkg.graph.records import PaperInput
 from paperkg.graph.state import DB_FILE, LEGACY_FILE, SCHEMA_VERSION, BuildState
 from tests.api.conftest import corpus_of, make_corpus
 from tests.graph.golden.schema4.papers import PAPERS
+from tests.graph.golden.schema5.papers import PAPERS as PAPERS5
 from tests.stores import add_entry, write_corpus
 
 SCHEMA4 = Path(__file__).parent / "golden" / "schema4"
+SCHEMA5 = Path(__file__).parent / "golden" / "schema5"
 
 
 def _snapshot(state: BuildState) -> tuple[dict, dict]:
@@ -148,6 +150,49 @@ def test_a_schema_4_store_resolves_acronyms_by_type_after_its_next_build(tmp_pat
     fresh.close()
     with sqlite3.connect(tmp_path / DB_FILE) as db:
         assert db.execute("SELECT count(*) FROM pending_derive").fetchone()[0] == 0
+
+
+def test_a_schema_5_store_folds_plurals_and_families_after_its_next_build(tmp_path: Path) -> None:
+    """Schema 5 (a store paperkg 9d64040 built, `golden/schema5`) kept `attention mechanisms` and
+    `attention mechanism`, `VAEs` and `VAE`, `F1-score` and `F1` apart, and counted `GPT` and the
+    fragment `4o` in every paper writing `GPT-4o`. Name keys changed in schema 6, so opening it marks
+    every paper to be derived again, re-extracting nothing; the next build, even with no input, gives
+    the graph a fresh build of the same papers makes."""
+    import shutil
+    import sqlite3
+
+    shutil.copy(SCHEMA5 / "state.sqlite", tmp_path / DB_FILE)
+    with sqlite3.connect(tmp_path / DB_FILE) as db:
+        extracted = sorted(db.execute("SELECT key, extractor, extraction FROM papers"))
+    state = BuildState(tmp_path)
+    with state.snapshot() as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        pending = {p for (p,) in db.execute("SELECT paper FROM pending_derive")}
+        assert sorted(db.execute("SELECT key, extractor, extraction FROM papers")) == extracted
+    corpus = corpus_of(PAPERS5)
+    assert pending == set(corpus.papers)
+    old = _snapshot(state)
+    assert {"method:attention-mechanisms", "method:vaes", "metric:f1-score"} <= set(old[0])
+    with state.transaction() as tx:
+        tx.derive()
+    new = _snapshot(state)
+    state.close()
+    fresh = BuildState(tmp_path / "fresh", create=True)
+    with fresh.transaction() as tx:
+        for entry in corpus:
+            add_entry(tx, entry)
+        tx.derive()
+    assert new == _snapshot(fresh)
+    fresh.close()
+    entities = {k: props for k, (label, props) in new[0].items() if label != "Paper"}
+    assert sorted(entities) == ["method:attention-mechanism", "method:vae", "metric:f1", "model:4o",
+                                "model:gpt", "model:gpt-4o"]
+    assert entities["method:attention-mechanism"]["paper_count"] == 2
+    assert set(entities["method:vae"]["aliases"]) == {"VAE", "VAEs"}
+    assert set(entities["metric:f1"]["aliases"]) == {"F1", "F1-score"}
+    mentions = {(source, target) for etype, source, target, _ in new[1].values() if etype == "MENTIONS"}
+    assert ("paper:s1", "model:gpt") not in mentions and ("paper:s1", "model:4o") not in mentions
+    assert {("paper:s2", "model:gpt"), ("paper:s3", "model:4o")} <= mentions
 
 
 def test_a_reader_keeps_its_snapshot_while_a_build_writes(tmp_path: Path) -> None:
