@@ -131,11 +131,15 @@ def find_acronyms(doc: Doc) -> list[tuple[Span, Span]]:
                                                     and words >= n_chars and prev.whitespace_):
                     break
                 start_i -= 1
-                if not prev.is_punct:
+                if not prev.is_punct and not prev.is_space:
                     words += 1
-            if start_i == tok.i:
+            # a LaTeX thin space (`Optimization\\,(GRPO)`) reads as two spaces: a space token
+            end_i = tok.i
+            while end_i > start_i and doc[end_i - 1].is_space:
+                end_i -= 1
+            if start_i == end_i:
                 continue
-            cand = doc[start_i:tok.i]
+            cand = doc[start_i:end_i]
             cand_text = cand.text
             rel = initials_long_form(match_short, cand_text)
             if rel is None:

@@ -29,7 +29,7 @@ NOT_ENTITY_PHRASES = frozenset({"central processing unit", "graphics processing 
                                 "tensor processing unit", "neural processing unit"})
 
 # shapes: a size (`7B`, `1.5T`, `3.1 8B`, `32k`), a dimension (`2D`, `3D`, `4D`), a resolution (`256x256`),
-# a version (`v1.1`, `V2`, `1.0`), a plain number or percentage
+# a version (`v1.1`, `V2`, `1.0`), a plain number, percentage or ratio (`9.15x`), a subscripted symbol
 NOT_ENTITY_RE = re.compile(
     r"^(?:"
     r"(?:\d+(?:\.\d+)?[\s\-\u2010\u2011]*)+[KMBTkmbt]?"  # numbers and sizes, `3.1 8B`, `3.1-8B`
@@ -38,6 +38,8 @@ NOT_ENTITY_RE = re.compile(
     r"|\d+\s*[x×]\s*\d+"                         # resolutions
     r"|[vV]\d+(?:\.\d+)*"                        # versions
     r"|\d+(?:\.\d+)?\s*%"                        # percentages
+    r"|\d+(?:\.\d+)?\s*[x×]"                       # ratios, `9.15x`, `3.2×`
+    r"|[A-Za-z]_\{?[\d.,]+\}?"                      # a symbol with a numeric subscript, `V_{0.5}`, `x_1`
     r")$"
 )
 # modifiers: `AI-generated`, `LLM-assisted`, `GPU-accelerated` describe something, they name nothing

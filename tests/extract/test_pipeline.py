@@ -107,7 +107,22 @@ LONG_FORMS = [
     ("We present a method called Entropy Ratio Clipping (ERC) for stable updates.",
      ("Entropy Ratio Clipping", "ERC")),
     ("We fine-tune the Transformer (TF) baseline.", ("Transformer", "TF")),
+    # LaTeX spacing before the parenthesis (examples/arxiv 2025 abstracts): a tie, a thin space
+    ("short- and long-context benchmarks, as well as supervised fine-tuning~(SFT). We further propose",
+     ("supervised fine-tuning", "SFT")),
+    ("We train with Group Relative Policy Optimization\\,(GRPO) on math.",
+     ("Group Relative Policy Optimization", "GRPO")),
 ]
+
+
+def test_latex_spacing_changes_no_offset(rules: Extractor) -> None:
+    """A tie or a thin space reads as a space, and every mention's offsets still index the text as
+    written."""
+    text = "We apply Direct Preference Optimization~(DPO) and report pass@1 on MATH500\\;(500 problems)."
+    ex = rules.extract_text(text)
+    assert ("Direct Preference Optimization", "DPO") in [tuple(a) for a in ex.aliases]
+    check_offsets(ex)
+    assert all(text[m.start:m.end] == m.text for m in ex.mentions)
 
 
 @pytest.mark.parametrize(("text", "pair"), LONG_FORMS)
