@@ -68,13 +68,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             parser.add_argument("--" + f.name.replace("_", "-"), type=type(f.default), default=f.default)
 
 
-def unlabelled_features(shared: Path, settings: Settings, lexicon: dict[str, str] | None, nlp=None) -> dict:
+def unlabelled_features(settings: Settings, lexicon: dict[str, str] | None, nlp=None) -> dict:
     """What the unlabelled abstracts give the mention scorer: word clusters (`training/clusters.py`) and,
     for self-training (`settings.st_rounds` rounds, pseudo-labels at loss weight `settings.st_weight`),
     the candidates' features of the first `settings.self_train` of them."""
-    out = {"clusters": T.word_clusters_of(shared) if settings.clusters else None}
+    out = {"clusters": T.word_clusters_of() if settings.clusters else None}
     if settings.self_train:
-        docs = T.unlabelled_docs(shared, settings.self_train, nlp)
+        docs = T.unlabelled_docs(settings.self_train, nlp)
         out["unlabelled"] = T.unlabelled_rows(docs, lexicon, out["clusters"])
         out["self_train"] = T.SelfTrain(weight=settings.st_weight, rounds=settings.st_rounds)
     return out
@@ -126,21 +126,20 @@ def out_of_fold(docs, records: list[dict], settings: Settings, lexicon, unlabell
     return ent_x, ent_y, rel_x, rel_y
 
 
-def train_all(records: list[dict], out_dir: Path, settings: Settings, shared: Path,
-              calibrate: bool = False) -> dict:
+def train_all(records: list[dict], out_dir: Path, settings: Settings, calibrate: bool = False) -> dict:
     """Train every learned part on `records` and write it into `out_dir`."""
     started = time.time()
     out_dir.mkdir(parents=True, exist_ok=True)
-    lexicon = T.external_lexicon(shared) if settings.lexicon else None
+    lexicon = T.external_lexicon() if settings.lexicon else None
     nlp = T.rule_nlp()
-    unlabelled = unlabelled_features(shared, settings, lexicon, nlp)
-    docs = list(nlp.pipe(r["abstract"] for r in records))
+    unlabelled = unlabelled_features(settings, lexicon, nlp)
+    docs = T.rule_docs(nlp, [r["abstract"] for r in records])
     meta: dict = {}
     if calibrate:
         ent_x, ent_y, rel_x, rel_y = out_of_fold(docs, records, settings, lexicon, unlabelled)
         calibration = {"entity": sparse.isotonic(ent_x, ent_y), "relation": sparse.isotonic(rel_x, rel_y)}
         meta["calibration_instances"] = {"entity": len(ent_x), "relation": len(rel_x)}
-        docs = list(nlp.pipe(r["abstract"] for r in records))
+        docs = T.rule_docs(nlp, [r["abstract"] for r in records])
     else:
         calibration = {}
     mentions, relations = train_models(docs, records, settings, lexicon, unlabelled)
@@ -170,12 +169,12 @@ def main(argv: list[str] | None = None) -> None:
     from paperkg.extract.training import cv
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shared", default=cv.SHARED)
+    parser.add_argument("--gold", default=str(cv.GOLD), help="the gold folder (default: the copy here)")
     parser.add_argument("--out", default=str(OUT))
     add_arguments(parser)
     args = parser.parse_args(argv)
-    shared, out = Path(args.shared), Path(args.out)
-    meta = train_all(cv.training_records(shared), out, Settings.from_args(args), shared, calibrate=True)
+    out = Path(args.out)
+    meta = train_all(cv.training_records(Path(args.gold)), out, Settings.from_args(args), calibrate=True)
     (out / "models.meta.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     sizes = {p.name: round(p.stat().st_size / 1e6, 2) for p in sorted(out.glob("*.json"))}
     print(f"trained in {meta['seconds']}s into {out}: {sizes} (MB)", file=sys.stderr)

@@ -1,9 +1,9 @@
 """Word clusters from unlabelled ML abstracts: a distributional feature for the mention scorer.
 
-    python -m paperkg.extract.training.clusters [--shared ../shared]   # prints cluster samples
+    python -m paperkg.extract.training.clusters --corpus CORPUS.jsonl.gz      # prints cluster samples
 
-With a few hundred labelled abstracts most words of a candidate span were never seen in training; a word's
-cluster (learned from `data/arxiv/abstracts.jsonl`, 2,500 unlabelled abstracts of the same collection)
+Most words of a candidate span are rare in the gold; a word's cluster (learned from 40,000 abstracts drawn
+from the 209k-abstract arXiv corpus by `representations.py`, shipped in `derived/clusters.tsv`)
 lets the scorer generalise from `segmentation` to `detection`, from `Qwen` to `Llama`. No pretrained vectors
 can be downloaded here, so the vectors are built with numpy only: positive PMI of words with their
 neighbours (window 2), a randomised truncated SVD, then k-means at two granularities. Deterministic
@@ -21,22 +21,24 @@ import numpy as np
 
 from paperkg.extract.training import data
 
+CORPUS_ABSTRACTS = 40_000
 MIN_COUNT = 4
 CONTEXTS = 4000
 DIMS = 64
 COARSE, FINE = 64, 512
 
 
-def corpus_tokens(shared: Path) -> list[list[str]]:
-    """Lower-cased tokens (paperkg's tokenizer) of every unlabelled abstract."""
+def tokens_of(texts: list[str]) -> list[list[str]]:
+    """Lower-cased tokens (paperkg's tokenizer, LaTeX spacing read as spaces) of every text."""
     import spacy
 
+    from paperkg.extract.doc_utils import latex_spacing
     from paperkg.extract.tokenizer import customize_tokenizer
 
     nlp = spacy.blank("en")
     customize_tokenizer(nlp)
-    texts = [r["abstract"] for r in data.read_jsonl(shared / "data" / "arxiv" / "abstracts.jsonl")]
-    return [[t.lower_ for t in doc if not t.is_space] for doc in nlp.tokenizer.pipe(texts)]
+    return [[t.lower_ for t in doc if not t.is_space]
+            for doc in nlp.tokenizer.pipe(latex_spacing(t) for t in texts)]
 
 
 def _kmeans(x: np.ndarray, k: int, seed: int, iters: int = 15) -> np.ndarray:
@@ -97,17 +99,12 @@ def word_clusters(docs: list[list[str]], seed: int = 13, sizes: tuple[int, int] 
     return {w: f"{coarse[i]}|{fine[i]}" for w, i in index.items()}
 
 
-def build(shared: Path, seed: int = 13) -> dict[str, str]:
-    return word_clusters(corpus_tokens(shared), seed)
-
-
 def main(argv: list[str] | None = None) -> None:
-    from paperkg.extract.training import cv
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shared", default=cv.SHARED)
+    parser.add_argument("--corpus", required=True, help="JSON Lines (.gz or not) with an `abstract` field")
+    parser.add_argument("--abstracts", type=int, default=CORPUS_ABSTRACTS)
     args = parser.parse_args(argv)
-    clusters = build(Path(args.shared))
+    clusters = word_clusters(tokens_of(data.sample_abstracts(Path(args.corpus), args.abstracts)))
     by: dict[str, list[str]] = {}
     for w, c in clusters.items():
         by.setdefault(c.split("|")[1], []).append(w)

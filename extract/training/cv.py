@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import sys
 import tempfile
@@ -28,29 +27,33 @@ from paperkg.extract.training.evaluate import load_scorer
 from paperkg.graph.records import ENTITY_TYPES
 
 HERE = Path(__file__).resolve().parent
-SHARED = os.environ.get("PAPERKG_SHARED", str(HERE.parents[1] / ".." / "shared"))
+GOLD = HERE / "gold"
 KEYS = ["entities.typed", "entities.core", "entities.untyped", "relations.typed",
         *[f"type.{t}" for t in ENTITY_TYPES]]
 
 
-def training_records(shared: Path) -> list[dict]:
-    """train.jsonl (seed) then arxiv_train.jsonl (arXiv), each record tagged with its `collection`."""
+TRAINING_FILES = (("train.jsonl", "seed"), ("arxiv_train.jsonl", "arxiv"), ("arxiv_train3.jsonl", "arxiv3"),
+                  ("arxiv_train4.jsonl", "arxiv4"))
+
+
+def training_records(gold: Path = GOLD, files: tuple[tuple[str, str], ...] = TRAINING_FILES) -> list[dict]:
+    """The training gold files in order, each record tagged with its `collection`: the 160 seed
+    abstracts, the first 400 arXiv ones, then the 2,500 + 2,400 arXiv ones of the second round."""
     out = []
-    for name, collection in (("train.jsonl", "seed"), ("arxiv_train.jsonl", "arxiv")):
-        for rec in data.read_jsonl(shared / "gold" / name):
+    for name, collection in files:
+        for rec in data.read_jsonl(gold / name):
             out.append({**rec, "collection": collection})
     return out
 
 
-def dev_records(shared: Path) -> dict[str, list[dict]]:
-    return {"dev": data.read_jsonl(shared / "gold" / "dev.jsonl"),
-            "arxiv_dev": data.read_jsonl(shared / "gold" / "arxiv_dev.jsonl")}
+def dev_records(gold: Path = GOLD) -> dict[str, list[dict]]:
+    return {name: data.read_jsonl(gold / f"{name}.jsonl") for name in ("dev", "arxiv_dev")}
 
 
 def folds(records: list[dict], k: int, seed: int) -> list[list[int]]:
     """k folds of record indices, drawn separately within each collection (fixed seed)."""
     out: list[list[int]] = [[] for _ in range(k)]
-    for collection in ("seed", "arxiv"):
+    for collection in dict.fromkeys(r.get("collection") for r in records):
         idx = [i for i, r in enumerate(records) if r.get("collection") == collection]
         random.Random(seed).shuffle(idx)
         for j, i in enumerate(idx):
@@ -64,7 +67,7 @@ def extract(records: list[dict], model_dir: Path) -> dict[str, dict]:
     return {ex.paper_id: ex.to_json() for ex in extractor.extract((r["id"], r["abstract"]) for r in records)}
 
 
-def cross_validate(records: list[dict], settings: build.Settings, shared: Path, k: int = 5, seed: int = 13,
+def cross_validate(records: list[dict], settings: build.Settings, k: int = 5, seed: int = 13,
                    log=None) -> dict[str, dict]:
     """Out-of-fold predictions for every record: models trained on the other k-1 folds."""
     preds: dict[str, dict] = {}
@@ -73,7 +76,7 @@ def cross_validate(records: list[dict], settings: build.Settings, shared: Path, 
         rest = [r for i, r in enumerate(records) if i not in held_set]
         started = time.time()
         with tempfile.TemporaryDirectory() as tmp:
-            build.train_all(rest, Path(tmp), settings, shared)
+            build.train_all(rest, Path(tmp), settings)
             preds.update(extract([records[i] for i in held], Path(tmp)))
         if log:
             log(f"fold {n}: trained on {len(rest)}, extracted {len(held)} in {time.time() - started:.0f}s")
@@ -81,9 +84,10 @@ def cross_validate(records: list[dict], settings: build.Settings, shared: Path, 
 
 
 def score_groups(scorer, records: list[dict], preds: dict[str, dict]) -> dict[str, dict]:
-    """Scores of the seed records, the arXiv records and all of them."""
+    """Scores of the seed records, the arXiv records (every round) and all of them."""
     groups = {"seed": [r for r in records if r.get("collection") == "seed"],
-              "arxiv": [r for r in records if r.get("collection") == "arxiv"], "pooled": records}
+              "arxiv": [r for r in records if str(r.get("collection")).startswith("arxiv")],
+              "pooled": records}
     return {name: scorer.score({r["id"]: r for r in recs}, preds) for name, recs in groups.items() if recs}
 
 
@@ -104,7 +108,7 @@ def format_table(results: dict[str, dict]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shared", default=SHARED)
+    parser.add_argument("--gold", default=str(GOLD), help="the gold folder (default: the repository's copy)")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--dev", action="store_true",
                         help="also train on all training gold, score the dev sets")
@@ -113,16 +117,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--json", default="", help="write all scores here (JSON)")
     build.add_arguments(parser)
     args = parser.parse_args(argv)
-    shared = Path(args.shared)
+    gold = Path(args.gold)
     settings = build.Settings.from_args(args)
-    scorer = load_scorer(shared)
-    records = training_records(shared)
+    scorer = load_scorer(gold)
+    records = training_records(gold)
     report: dict[str, dict] = {"settings": asdict(settings)}
     started = time.time()
     def log(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
     if not args.no_cv:
-        preds = cross_validate(records, settings, shared, args.folds, settings.seed, log)
+        preds = cross_validate(records, settings, args.folds, settings.seed, log)
         results = score_groups(scorer, records, preds)
         report["cv"] = results
         print(f"{args.folds}-fold CV over {len(records)} training abstracts ({time.time() - started:.0f}s)")
@@ -132,9 +136,9 @@ def main(argv: list[str] | None = None) -> None:
                 fh.writelines(json.dumps(preds[r["id"]], ensure_ascii=False) + "\n" for r in records)
     if args.dev:
         with tempfile.TemporaryDirectory() as tmp:
-            build.train_all(records, Path(tmp), settings, shared)
+            build.train_all(records, Path(tmp), settings)
             results = {}
-            for name, recs in dev_records(shared).items():
+            for name, recs in dev_records(gold).items():
                 results[name] = scorer.score({r["id"]: r for r in recs}, extract(recs, Path(tmp)))
         report["dev"] = results
         print("trained on all training gold; dev sets:")

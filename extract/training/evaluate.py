@@ -1,6 +1,6 @@
 """Run the Extractor over a gold JSONL file and score it with the shared `score.py`.
 
-usage: python -m paperkg.extract.training.evaluate GOLD.jsonl [--mode rules] [--out PRED.jsonl] [--shared DIR]
+usage: python -m paperkg.extract.training.evaluate GOLD.jsonl [--mode rules] [--out PRED.jsonl] [--gold DIR]
 """
 
 from __future__ import annotations
@@ -8,15 +8,15 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import os
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 
 
-def load_scorer(shared: Path):
-    spec = importlib.util.spec_from_file_location("paperkg_gold_score", shared / "gold" / "score.py")
+def load_scorer(gold: Path = HERE / "gold"):
+    """The gold's own `score.py` (the repository's copy by default)."""
+    spec = importlib.util.spec_from_file_location("paperkg_gold_score", gold / "score.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -35,15 +35,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("gold")
     parser.add_argument("--mode", default="default")
     parser.add_argument("--out")
-    parser.add_argument("--shared", default=os.environ.get("PAPERKG_SHARED",
-                                                         str(HERE.parents[1] / ".." / "shared")))
+    parser.add_argument("--gold", default=str(HERE / "gold"), help="the folder holding score.py")
     args = parser.parse_args(argv)
     preds = predict(Path(args.gold), args.mode)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as handle:
             for p in preds:
                 handle.write(json.dumps(p, ensure_ascii=False) + "\n")
-    scorer = load_scorer(Path(args.shared))
+    scorer = load_scorer(Path(args.gold))
     gold = scorer.load(args.gold)
     result = scorer.score(gold, {p["id"]: p for p in preds})
     for key, val in result.items():

@@ -22,7 +22,7 @@ from spacy.tokens import Doc
 
 from paperkg.extract import mention_scorer as M
 from paperkg.extract import relation_scorer as R
-from paperkg.extract.doc_utils import FINAL, TokenView, doc_text, sentence_index
+from paperkg.extract.doc_utils import FINAL, TokenView, doc_text, make_doc, sentence_index
 from paperkg.extract.introduced import detect_introduced
 from paperkg.extract.relations import extract_relations
 from paperkg.extract.training import data, sparse
@@ -39,6 +39,11 @@ def rule_nlp() -> Language:
     for name in ("paperkg_resolver", "paperkg_introduced", "paperkg_relations"):
         nlp.remove_pipe(name)
     return nlp
+
+
+def rule_docs(nlp: Language, texts: list[str]) -> list[Doc]:
+    """`texts` through the rules, each Doc made as the pipeline makes it (`doc_utils.make_doc`)."""
+    return list(nlp.pipe(make_doc(nlp, text) for text in texts))
 
 
 def gold_spans(doc: Doc, record: dict) -> dict[tuple[int, int], str]:
@@ -62,37 +67,20 @@ def instances(docs: list[Doc], records: list[dict], lexicon,
     return out
 
 
-EXT_TYPES = {"Benchmark(dataset[+split])": "Data", "Dataset": "Data", "Metric": "Metric", "Model": "Model",
-             "Model(citation stripped)": "Model", "Task": "Task", "CSO_topic": "CSO"}
-
-
-def external_lexicon(shared: Path) -> dict[str, str]:
+def external_lexicon() -> dict[str, str]:
     """Distant supervision: lower-cased names of the outside lists (PwC tasks, data sets, metrics, model
-    names; CSO topics) -> their kinds, a feature of the scorer (not a candidate source)."""
-    import csv
+    names; CSO topics) -> their kinds, a feature of the scorer (not a candidate source); shipped in
+    `derived/lexicon.tsv` (`representations.py`)."""
+    from paperkg.extract.training import representations
 
-    out: dict[str, set[str]] = {}
-    path = shared / "data" / "external" / "gazetteer_combined" / "gazetteer_combined_derived.tsv"
-    with path.open(encoding="utf-8") as fh:
-        for row in csv.DictReader(fh, delimiter="\t"):
-            kind = EXT_TYPES.get(row["type"])
-            name = row["name"].strip().lower()
-            if kind and 2 < len(name) <= 60:
-                out.setdefault(name, set()).add(kind)
-    return {k: "|".join(sorted(v)) for k, v in sorted(out.items())}
+    return representations.load_lexicon()
 
 
-def word_clusters_of(shared: Path) -> dict[str, str]:
-    """The word clusters of the unlabelled abstracts (built once per process: every CV fold shares them)."""
-    from paperkg.extract.training import clusters
+def word_clusters_of() -> dict[str, str]:
+    """The word classes of the large unlabelled corpus (`derived/clusters.tsv`, `representations.py`)."""
+    from paperkg.extract.training import representations
 
-    key = str(shared.resolve())
-    if key not in _CLUSTERS:
-        _CLUSTERS[key] = clusters.build(shared)
-    return _CLUSTERS[key]
-
-
-_CLUSTERS: dict[str, dict[str, str]] = {}
+    return representations.load_clusters()
 
 
 def coverage(docs: list[Doc], records: list[dict]) -> float:
@@ -178,12 +166,14 @@ def unlabelled_rows(docs: list[Doc], lexicon: dict[str, str] | None,
     return [[[sys.intern(f) for f in feats] for feats in M.features_of(doc, probe)[1]] for doc in docs]
 
 
-def unlabelled_docs(shared: Path, n: int, nlp: Language | None = None) -> list[Doc]:
-    """The first `n` unlabelled arXiv abstracts (`data/arxiv/abstracts.jsonl`) through the rules."""
+def unlabelled_docs(n: int, nlp: Language | None = None) -> list[Doc]:
+    """`n` unlabelled abstracts (drawn from the large corpus, `derived/unlabelled.jsonl.gz`) through the
+    rules."""
+    from paperkg.extract.training import representations
+
     if n <= 0:
         return []
-    texts = [r["abstract"] for r in data.read_jsonl(shared / "data" / "arxiv" / "abstracts.jsonl")[:n]]
-    return list((nlp or rule_nlp()).pipe(texts))
+    return rule_docs(nlp or rule_nlp(), representations.load_unlabelled(n))
 
 
 def _norm(text: str) -> str:
@@ -279,7 +269,7 @@ def main(argv: list[str] | None = None) -> None:
     from paperkg.extract.training.evaluate import load_scorer
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shared", default=CV.SHARED)
+    parser.add_argument("--gold", default=str(CV.GOLD), help="the gold folder (default: the copy here)")
     parser.add_argument("--cv", type=int, default=5)
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--epochs", type=int, default=8)
@@ -310,17 +300,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--st-rounds", type=int, default=1)
     parser.add_argument("--no-typer", action="store_true", help="types from the joint model alone")
     args = parser.parse_args(argv)
-    shared = Path(args.shared)
-    scorer = load_scorer(shared)
-    records = CV.training_records(shared)
+    gold = Path(args.gold)
+    scorer = load_scorer(gold)
+    records = CV.training_records(gold)
     nlp = rule_nlp()
     started = time.time()
-    docs = list(nlp.pipe(r["abstract"] for r in records))
+    docs = rule_docs(nlp, [r["abstract"] for r in records])
     print(f"rules over {len(docs)} abstracts: {time.time() - started:.0f}s; candidate coverage of gold "
           f"occurrences {coverage(docs, records):.3f}", file=sys.stderr, flush=True)
-    lexicon = None if args.no_lexicon else external_lexicon(shared)
-    clusters = word_clusters_of(shared) if args.clusters else None
-    unlabelled = unlabelled_rows(unlabelled_docs(shared, args.self_train, nlp), lexicon, clusters)
+    lexicon = None if args.no_lexicon else external_lexicon()
+    clusters = word_clusters_of() if args.clusters else None
+    unlabelled = unlabelled_rows(unlabelled_docs(args.self_train, nlp), lexicon, clusters)
     self_train = SelfTrain(args.st_high, args.st_low, args.st_negatives, args.st_weight, args.st_rounds)
     thresholds = [(float(m), float(t)) for m in args.threshold.split(",") for t in args.thresholds.split(",")]
     preds: dict = {t: {} for t in thresholds}
