@@ -299,6 +299,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--st-weight", type=float, default=0.5)
     parser.add_argument("--st-rounds", type=int, default=1)
     parser.add_argument("--no-typer", action="store_true", help="types from the joint model alone")
+    parser.add_argument("--train-fraction", type=float, default=1.0,
+                        help="train each fold on this share of the other folds (a learning curve)")
     args = parser.parse_args(argv)
     gold = Path(args.gold)
     scorer = load_scorer(gold)
@@ -325,6 +327,10 @@ def main(argv: list[str] | None = None) -> None:
     for k, held in enumerate(all_folds):
         held_set = set(held)
         rest = [i for i in range(len(records)) if i not in held_set]
+        if args.train_fraction < 1.0:       # a point of the learning curve: the held-out fold stays whole
+            import random
+
+            rest = sorted(random.Random(args.seed + k).sample(rest, round(len(rest) * args.train_fraction)))
         t0 = time.time()
         model = train([docs[i] for i in rest], [records[i] for i in rest], epochs=args.epochs, l2=args.l2,
                       lr=args.lr, seed=args.seed, min_count=args.min_count, lexicon=lexicon,
