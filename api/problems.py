@@ -133,7 +133,8 @@ async def paperkg_error_handler(request: Request, exc: Exception) -> ProblemResp
     retry_after = getattr(exc, "retry_after", None) or DEFAULT_RETRY_AFTER  # e.g. a timed-out query
     headers = {"Retry-After": str(retry_after)} if status == 503 else None
     return problem(status, title=kind.title, detail=exc.message, type_=TYPE_PREFIX + kind.type,
-                   instance=_instance(request), hint=exc.hint, headers=headers)
+                   instance=_instance(request), hint=exc.hint, headers=headers,
+                   suggestions=getattr(exc, "suggestions", None))
 
 
 def _loc(loc: Any) -> list[str | int]:

@@ -50,6 +50,15 @@ class NotFoundError(InputNotFoundError):
     """A named thing (entity, paper, catalog query) that the graph does not hold."""
 
 
+class UnknownEntityError(NotFoundError):
+    """An entity name a query was given that no entity of the graph has (as name or alias):
+    `suggestions` holds the display names of the closest ones (`queries.suggest`), best first."""
+
+    def __init__(self, message: str, hint: str | None = None, suggestions: list[str] | None = None) -> None:
+        super().__init__(message, hint)
+        self.suggestions = list(suggestions or [])
+
+
 class StoreUnavailableError(PaperkgError):
     """The store cannot be reached or opened (Neo4j down, wrong credentials, locked store)."""
 

@@ -69,7 +69,10 @@ const fmt = (x) => (typeof x === "number" && !Number.isInteger(x) ? x.toFixed(2)
 
 function errorBox(err) {
   const p = err.problem || {};
-  return h("div", { class: "error" }, h("b", {}, p.title || "Error"), ": ", err.message,
+  // An entity name the graph does not hold: its closest names, each a link to its entity page.
+  const near = Array.isArray(p.suggestions) && p.suggestions.length ? h("div", { "data-testid": "suggestions" },
+    "Did you mean ", p.suggestions.map((name, i) => [i ? " · " : "", h("a", { href: entityHref(name) }, name)]), "?") : null;
+  return h("div", { class: "error" }, h("b", {}, p.title || "Error"), ": ", err.message, near,
            p.hint ? h("div", { class: "small" }, p.hint) : null, p.status === 401 ? tokenForm() : null);
 }
 
