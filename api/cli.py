@@ -20,9 +20,11 @@ from paperkg.graph.errors import (
     ClusterUnavailableError,
     InputNotFoundError,
     PaperkgError,
+    ParameterUsageError,
     StoreIOError,
     StoreNotWritableError,
     StoreUnavailableError,
+    UnknownQueryError,
     UsageError,
 )
 from paperkg.graph.secrets import install_log_redaction, redact, register_secret
@@ -31,7 +33,12 @@ from paperkg.graph.store import DEFAULT_STORE, GraphStore, open_store
 # sysexits(3) codes by error class; an error takes the code of the first class in its MRO listed
 # here, so a subclass (NotFoundError, QueryRefusedError, QueryTimeoutError) shares its parent's.
 EXIT_CODES: dict[type[PaperkgError], int] = {
-    UsageError: 2,                  # EX_USAGE is 64; 2 is what click itself uses for bad options
+    # One code for every usage error: click's own (an unknown option or command, a malformed
+    # --param) and ours (an unknown query or parameter name, a missing parameter). sysexits'
+    # EX_USAGE is 64; 2 is what click already answers and what shells' builtins use.
+    UsageError: 2,
+    UnknownQueryError: 2,
+    ParameterUsageError: 2,
     BadInputError: 65,              # EX_DATAERR
     InputNotFoundError: 66,         # EX_NOINPUT
     StoreUnavailableError: 69,      # EX_UNAVAILABLE
@@ -220,7 +227,22 @@ def _format_warning(message: Warning | str, category: type[Warning], *args: Any,
     return f"paperkg: warning: {message}\n"
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+EXIT_HELP = """\b
+Exit codes:
+  0   success
+  2   usage error: unknown command, option, query or parameter name, a missing
+      or malformed --param
+  65  bad input data (the good records are still added), a bad parameter value,
+      or a refused Cypher query
+  66  input file or store not found, or an entity name the graph does not hold
+      (the closest names are printed)
+  69  store unavailable (Neo4j unreachable, wrong credentials)
+  70  internal error
+  73  the store directory cannot be written
+  74  disk full, or the store is damaged"""
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_HELP)
 @click.version_option(package_name="paperkg")
 def main() -> None:
     """paperkg: knowledge graphs of ML research from paper abstracts."""

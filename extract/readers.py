@@ -15,6 +15,7 @@ import contextlib
 import csv
 import gzip
 import io
+import itertools
 import json
 import os
 import re
@@ -393,7 +394,7 @@ def _decoded_lines(stream: _Prefixed, ctx: _Context) -> Iterator[tuple[int, str]
 
 def _parse(fmt: str, lines: Iterator[tuple[int, str]], ctx: _Context) -> Iterator[PaperInput]:
     if fmt == "text":
-        parser = _parse_text
+        parser = _parse_stdin_text if ctx.source == STDIN_SOURCE else _parse_text
     elif fmt == "jsonl":
         parser = _parse_jsonl
     else:
@@ -420,6 +421,28 @@ def _parse_text(lines: Iterable[tuple[int, str]], ctx: _Context) -> Iterator[Pap
         record = _build({"abstract": text, "collection": collection}, ctx, lineno)
         if record is not None:
             yield record
+
+
+def _parse_stdin_text(lines: Iterable[tuple[int, str]], ctx: _Context) -> Iterator[PaperInput]:
+    """Collection text on stdin, except that a single line is an abstract, with a warning: `echo
+    "We propose ..." | paperkg build -` means that abstract, while a collection file of one line
+    (a name, no abstracts) is never what anyone pipes in."""
+    lines = iter(lines)
+    head: list[tuple[int, str]] = []
+    for item in lines:
+        head.append(item)
+        if sum(1 for _, text in head if text.strip()) == 2:
+            break
+    filled = [(lineno, text) for lineno, text in head if text.strip()]
+    if len(filled) != 1:
+        yield from _parse_text(itertools.chain(head, lines), ctx)     # streamed, never held whole
+        return
+    lineno, text = filled[0]
+    ctx.warn(lineno, "a single line on stdin: read as one abstract, not as a collection name (to name "
+                     "a collection, put its name on a line of its own before the abstracts)")
+    record = _build({"abstract": text.strip()}, ctx, lineno)
+    if record is not None:
+        yield record
 
 
 def _parse_jsonl(lines: Iterable[tuple[int, str]], ctx: _Context) -> Iterator[PaperInput]:

@@ -20,7 +20,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
-from paperkg.graph.errors import BadInputError, NotFoundError, UnknownEntityError
+from paperkg.graph.errors import BadInputError, ParameterUsageError, UnknownEntityError, UnknownQueryError
 from paperkg.graph.normalize import compact_key
 from paperkg.graph.store import CypherEngine, GraphView
 from paperkg.queries import embedded_impl
@@ -33,13 +33,13 @@ Row = dict[str, Any]
 
 
 def get_query(name: str) -> CatalogQuery:
-    """The catalog query `name`; NotFoundError (404 / exit 66) naming the known ones otherwise."""
+    """The catalog query `name`; UnknownQueryError (404 / exit 2) naming the known ones otherwise."""
     catalog = load_catalog()
     query = catalog.get(name) if isinstance(name, str) else None
     if query is None:
         shown = repr(name)[:80]
         guess = did_you_mean(name, catalog) if isinstance(name, str) else ""
-        raise NotFoundError(f"no catalog query named {shown}{guess}",
+        raise UnknownQueryError(f"no catalog query named {shown}{guess}",
                             f"known: {', '.join(sorted(catalog))} (see `paperkg query --list`)")
     return query
 
@@ -64,7 +64,7 @@ def validate_params(query: CatalogQuery, params: Mapping[str, Any]) -> dict[str,
     unknown = sorted(str(k) for k in params if k not in declared)
     if unknown:
         expected = ", ".join(f"{p.name} ({p.describe()})" for p in query.params) or "none"
-        raise BadInputError(f"unknown parameter {unknown[0]!r} for query {query.name!r}"
+        raise ParameterUsageError(f"unknown parameter {unknown[0]!r} for query {query.name!r}"
                             f"{did_you_mean(unknown[0], declared)}", f"its parameters: {expected}")
     values: dict[str, Any] = {}
     for p in query.params:
@@ -72,7 +72,7 @@ def validate_params(query: CatalogQuery, params: Mapping[str, Any]) -> dict[str,
         absent = raw is None or (isinstance(raw, str) and not raw.strip())
         if absent:
             if p.required:
-                raise BadInputError(f"missing required parameter {p.name!r} ({p.describe()}) "
+                raise ParameterUsageError(f"missing required parameter {p.name!r} ({p.describe()}) "
                                     f"for query {query.name!r}", f"e.g. --param {p.name}={_shown(p.example)}")
             values[p.name] = p.default
         else:
@@ -189,7 +189,8 @@ def backend_for(store: Any) -> QueryBackend:
 def run_named(store: Any, name: str, params: dict[str, Any]) -> list[Row]:
     """Rows of catalog query `name` with `params` (strings from the CLI/GET, or JSON values).
 
-    Unknown query -> NotFoundError; missing, malformed or unknown parameter -> BadInputError; no
+    Unknown query -> UnknownQueryError; missing or unknown parameter -> ParameterUsageError, malformed
+    value -> BadInputError; no
     rows because an entity name names no entity -> UnknownEntityError with the closest names.
     """
     query = get_query(name)

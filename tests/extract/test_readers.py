@@ -337,6 +337,15 @@ def test_stdin_sniffs_format(case, kind):
     assert {r.source for r in records} == {"<stdin>"}
 
 
+@pytest.mark.parametrize("kind", ["text-io", "bytes"])
+def test_one_line_on_stdin_is_an_abstract_with_a_warning(kind):
+    """`echo "We propose ..." | paperkg build -` means that abstract, not a collection of none."""
+    content = f"\n{A1}\n"
+    records, problems = read(["-"], stdin=text_stdin(content) if kind == "text-io" else byte_stdin(content))
+    assert [(r.abstract, r.line, r.collection) for r in records] == [(A1, 2, None)]
+    assert_problems(problems, [("warning", 2, ["single line on stdin", "one abstract"])])
+
+
 def test_stdin_invalid_utf8_and_binary():
     records, problems = read(["-"], stdin=byte_stdin(b"C\nna\xefve abstract\n"))
     assert [r.abstract for r in records] == ["na\ufffdve abstract"]

@@ -78,7 +78,9 @@ def test_unknown_query_is_not_found() -> None:
 def test_bad_params(name: str, params: dict[str, Any], words: list[str]) -> None:
     with pytest.raises(errors.BadInputError) as caught:
         run_named(STORE, name, params)
-    assert type(caught.value) is errors.BadInputError
+    # a parameter missing or not declared is a usage error (CLI exit 2), a bad value bad data (65)
+    usage = "missing" in words or any(w.startswith("unknown parameter") for w in words)
+    assert type(caught.value) is (errors.ParameterUsageError if usage else errors.BadInputError)
     for word in words:
         assert word in str(caught.value)
 
