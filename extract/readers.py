@@ -605,7 +605,7 @@ def _build(fields: Mapping[str, object], ctx: _Context, line: int) -> PaperInput
     if title is not None:
         title = normalize_space(title) or None
     collection = _opt_str(fields, "collection", ctx, line) or _opt_str(fields, "venue", ctx, line)
-    url = _opt_str(fields, "url", ctx, line)
+    url = _web_url(_opt_str(fields, "url", ctx, line), ctx, line)
     if url is None and is_arxiv_id(rid):
         url = f"https://arxiv.org/abs/{rid}"
     year = _opt_year(fields.get("year"), ctx, line)
@@ -704,6 +704,19 @@ def _opt_str(fields: Mapping[str, object], name: str, ctx: _Context, line: int) 
         ctx.warn(line, f"{name!r} is {_json_type(value)}, not a string; ignored")
         return None
     return value.strip() or None
+
+
+_WEB_URL_RE = re.compile(r"https?://[^\s/?#]", re.IGNORECASE)
+
+
+def _web_url(url: str | None, ctx: _Context, line: int) -> str | None:
+    """`url` when it is an http(s) address, else None with a warning. The url becomes a link in the
+    explorer and in exports: `javascript:`, `data:`, `vbscript:` or `file:` there would run or open
+    whatever the input file says when someone clicks, so only web addresses are kept."""
+    if url is None or _WEB_URL_RE.match(url):
+        return url
+    ctx.warn(line, f"'url' {url[:60]!r} is not an http(s) address; dropped")
+    return None
 
 
 def _opt_year(value: object, ctx: _Context, line: int) -> int | None:
