@@ -106,3 +106,13 @@ def test_post_query_answers_404_with_suggestions(seed_client: TestClient) -> Non
     response = seed_client.post("/queries/timeline", json={"name": "Qwen3-8C"})
     assert response.status_code == 404
     assert response.json()["suggestions"][0] == "Qwen3-8B"
+
+
+def test_neo4j_suggests_from_its_fulltext_index(neo4j_seed_store: object) -> None:
+    """On Neo4j the candidates come from Lucene's fuzzy query on the key index, ranked the same way."""
+    with pytest.raises(UnknownEntityError) as caught:
+        run_named(neo4j_seed_store, "papers_mentioning", {"name": "GRPPO"})
+    assert caught.value.suggestions[:3] == ["GRPO", "GPPO", "PPO"]
+    with pytest.raises(UnknownEntityError) as caught:
+        run_named(neo4j_seed_store, "timeline", {"name": "Qwen3-8C"})
+    assert caught.value.suggestions[0] == "Qwen3-8B"
