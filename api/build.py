@@ -65,11 +65,13 @@ def build(
     dask: str | None = None,
     progress: Callable[[Iterable, int], Iterable] | None = None,
     on_wait: Callable[[], None] | None = None,
+    on_stage: Callable[[str], None] | None = None,
 ) -> BuildSummary:
     """Add the papers in `paths` to the store at `store_dir` (and to `target`, a Neo4j store, when
     given). Bad records are reported and skipped; nothing is committed until the end. With `dask` (a
     scheduler address or `local`) the new papers are extracted on that cluster; everything else
-    happens here."""
+    happens here. `on_stage` hears what the build is doing while nothing else shows it (loading
+    the extractor takes seconds before the first abstract is counted)."""
     summary = BuildSummary()
 
     def counted(problem: Problem) -> None:
@@ -97,6 +99,8 @@ def build(
             todo = tx.to_extract(fingerprint)
             if todo:
                 state.check_room(len(todo), tx.paper_count - len(todo))      # before extracting
+                if on_stage:
+                    on_stage(f"loading the extractor to extract {len(todo):,} abstracts ...")
                 from paperkg.extract.pipeline import Extractor
 
                 extractor = Extractor(mode=mode, n_process=n_process, dask=dask)

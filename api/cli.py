@@ -10,8 +10,8 @@ import json
 import os
 import sys
 import warnings
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypeVar
 
 import click
 
@@ -20,9 +20,11 @@ from paperkg.graph.errors import (
     ClusterUnavailableError,
     InputNotFoundError,
     PaperkgError,
+    ParameterUsageError,
     StoreIOError,
     StoreNotWritableError,
     StoreUnavailableError,
+    UnknownQueryError,
     UsageError,
 )
 from paperkg.graph.secrets import install_log_redaction, redact, register_secret
@@ -31,7 +33,12 @@ from paperkg.graph.store import DEFAULT_STORE, GraphStore, open_store
 # sysexits(3) codes by error class; an error takes the code of the first class in its MRO listed
 # here, so a subclass (NotFoundError, QueryRefusedError, QueryTimeoutError) shares its parent's.
 EXIT_CODES: dict[type[PaperkgError], int] = {
-    UsageError: 2,                  # EX_USAGE is 64; 2 is what click itself uses for bad options
+    # One code for every usage error: click's own (an unknown option or command, a malformed
+    # --param) and ours (an unknown query or parameter name, a missing parameter). sysexits'
+    # EX_USAGE is 64; 2 is what click already answers and what shells' builtins use.
+    UsageError: 2,
+    UnknownQueryError: 2,
+    ParameterUsageError: 2,
     BadInputError: 65,              # EX_DATAERR
     InputNotFoundError: 66,         # EX_NOINPUT
     StoreUnavailableError: 69,      # EX_UNAVAILABLE
@@ -149,6 +156,10 @@ def _build_target(kwargs: dict[str, Any]) -> tuple[str, GraphStore | None]:
     return store_dir, target
 
 
+def _say(message: str) -> None:
+    click.echo(f"paperkg: {message}", err=True)
+
+
 def _waiting(store_dir: str) -> Callable[[], None]:
     def say() -> None:
         click.echo(f"paperkg: waiting for another build of {store_dir} to finish", err=True)
@@ -157,6 +168,7 @@ def _waiting(store_dir: str) -> Callable[[], None]:
 
 
 MAX_SHOWN_PROBLEMS = 20
+T = TypeVar("T")
 
 
 def printable(text: str) -> str:
@@ -190,15 +202,47 @@ class _Reporter:
                        "problems are printed)", err=True)
 
 
-def _progress(label: str) -> Callable[[Iterable, int], Iterable] | None:
-    if not sys.stderr.isatty():
-        return None
+def _on_terminal(quiet: bool) -> bool:
+    """Whether progress (the loading line, the bar) is shown: on a terminal, unless --quiet. A pipe
+    or a log file gets results and problems only."""
+    return not quiet and sys.stderr.isatty()
 
-    def bar(items: Iterable, total: int) -> Iterable:
-        with click.progressbar(items, length=total, label=label, file=sys.stderr) as wrapped:
-            yield from wrapped
 
-    return bar
+def new_bar(file: Any = None, get_time: Callable[[], float] | None = None) -> Any:
+    """A rich progress display for `progress_bar` on `file` (stderr), on clock `get_time`."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TaskProgressColumn,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    columns = (TextColumn("extracting"), BarColumn(), MofNCompleteColumn(), TextColumn("abstracts"),
+               TaskProgressColumn(), TextColumn("{task.fields[rate]}"), TimeRemainingColumn())
+    return Progress(*columns, console=Console(file=file or sys.stderr, highlight=False), get_time=get_time,
+                    speed_estimate_period=30)
+
+
+def progress_bar(items: Iterable[T], total: int, *, bar: Any = None) -> Iterator[T]:
+    """`items` counted on a bar of `total` abstracts (`bar`, else `new_bar()` on stderr), with the
+    rate and a rate-based ETA.
+
+    The clock starts when the first item arrives, not when the bar is made: the extractor loads
+    its pipeline before the first abstract comes back (~4 s), and counting that time as extraction
+    put the ETA 100 times too far at the start. The ETA is rich's, from the rate over the last 30 s,
+    so it follows a rate that changes (a slow batch, another process on the machine)."""
+    bar = bar or new_bar()
+    with bar:
+        task = bar.add_task("extracting", total=total, start=False, rate="")
+        for n, item in enumerate(items):
+            if n == 0:
+                bar.start_task(task)
+            yield item
+            speed = bar.tasks[0].speed
+            bar.update(task, advance=1, rate=f"{speed:,.0f}/s" if speed else "")
 
 
 def _print_json(data: Any) -> None:
@@ -220,7 +264,22 @@ def _format_warning(message: Warning | str, category: type[Warning], *args: Any,
     return f"paperkg: warning: {message}\n"
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+EXIT_HELP = """\b
+Exit codes:
+  0   success
+  2   usage error: unknown command, option, query or parameter name, a missing
+      or malformed --param
+  65  bad input data (the good records are still added), a bad parameter value,
+      or a refused Cypher query
+  66  input file or store not found, or an entity name the graph does not hold
+      (the closest names are printed)
+  69  store unavailable (Neo4j unreachable, wrong credentials)
+  70  internal error
+  73  the store directory cannot be written
+  74  disk full, or the store is damaged"""
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_HELP)
 @click.version_option(package_name="paperkg")
 def main() -> None:
     """paperkg: knowledge graphs of ML research from paper abstracts."""
@@ -242,9 +301,11 @@ def main() -> None:
               help="With --neo4j: replace a graph another --store directory wrote there (refused "
                    "otherwise).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@click.option("-q", "--quiet", is_flag=True,
+              help="No progress on a terminal (the loading line and the bar); problems are still reported.")
 @handle_errors
 def build(inputs: tuple[str, ...], mode: str, jobs: int, dask_address: str | None, as_json: bool,
-          **kwargs: Any) -> None:
+          quiet: bool, **kwargs: Any) -> None:
     """Read INPUT files (collection .txt, .jsonl, .csv, .gz, directories, - for stdin), extract,
     resolve and add them to the store. With --neo4j, the build state (records, extractions, the
     derived graph) stays in the --store directory and Neo4j receives what changed."""
@@ -254,8 +315,9 @@ def build(inputs: tuple[str, ...], mode: str, jobs: int, dask_address: str | Non
     reporter = _Reporter()
     try:
         summary = pipeline.build(inputs, store_dir, reporter, target=target, mode=mode, n_process=jobs,
-                                 dask=dask_address, progress=_progress("extracting"),
-                                 on_wait=_waiting(store_dir))
+                                 dask=dask_address, on_wait=_waiting(store_dir),
+                                 progress=progress_bar if _on_terminal(quiet) else None,
+                                 on_stage=_say if _on_terminal(quiet) else None)
     finally:
         if target is not None:
             target.close()

@@ -62,6 +62,9 @@ class Problem(BaseModel):
     instance: str | None = Field(None, description="The request path that failed.")
     hint: str | None = Field(None, description="What to do about it, when known.")
     errors: list[ValidationIssue] | None = Field(None, description="Each invalid value (validation only).")
+    suggestions: list[str] | None = Field(None, description=(
+        "For an entity name the graph does not hold: the closest names it does hold, best first "
+        "(each usable as an entity name)."))
 
 
 class ValidationIssue(BaseModel):

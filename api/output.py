@@ -1,8 +1,12 @@
 """Rows as a person or a program reads them: an aligned table, TSV, CSV, JSON or JSON lines.
 
-CSV and TSV go through the `csv` module, so a name holding a comma, a tab, a quote or a line break
-stays one cell (quoted, RFC 4180) instead of shifting every column after it. A cell that is a list
-or an object is written as JSON; null is an empty cell in CSV/TSV and in the table. The table is
+CSV goes through the `csv` module, so a name holding a comma, a quote or a line break stays one
+cell (quoted, RFC 4180) instead of shifting every column after it. TSV, the default when stdout is
+a pipe, is for `cut`, `awk` and `sort`, which know no quoting: nothing is quoted, and a backslash,
+tab, line feed or carriage return inside a cell is written `\\`, `\t`, `\n`, `\r` (the text
+format of PostgreSQL's COPY), so every line is one row and every tab ends a cell; a list cell reads
+`["method:grpo"]`, not `"[""method:grpo""]"`. A cell that is a list or an object is written as
+JSON; null is an empty cell in CSV/TSV and in the table. The table is
 rich's, folded to the terminal's width (never when written to a file or pipe), with markup off
 (`[CLS]` is a name, not a style).
 """
@@ -45,9 +49,11 @@ def write_rows(rows: Sequence[dict[str, Any]], fmt: str, out: TextIO) -> None:
     elif fmt == "nl":
         for row in rows:
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
-    elif fmt in ("csv", "tsv"):
+    elif fmt == "tsv":
+        _write_tsv(rows, out)
+    elif fmt == "csv":
         names = columns(rows)
-        writer = csv.writer(out, delimiter="\t" if fmt == "tsv" else ",", lineterminator="\n")
+        writer = csv.writer(out, delimiter=",", lineterminator="\n")
         if names:
             writer.writerow(names)
         writer.writerows([cell(row.get(c)) for c in names] for row in rows)
@@ -55,6 +61,22 @@ def write_rows(rows: Sequence[dict[str, Any]], fmt: str, out: TextIO) -> None:
         _table(rows, out)
     else:
         raise ValueError(f"unknown output format {fmt!r} (one of {', '.join(FORMATS)})")
+
+
+_TSV_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def tsv_field(text: str) -> str:
+    """`text` as one TSV field: backslash, tab, line feed and carriage return escaped, no quoting."""
+    return text.translate(_TSV_ESCAPES)
+
+
+def _write_tsv(rows: Sequence[dict[str, Any]], out: TextIO) -> None:
+    names = columns(rows)
+    if names:
+        out.write("\t".join(tsv_field(n) for n in names) + "\n")
+    for row in rows:
+        out.write("\t".join(tsv_field(cell(row.get(c))) for c in names) + "\n")
 
 
 def _table(rows: Sequence[dict[str, Any]], out: TextIO) -> None:

@@ -61,19 +61,21 @@ class ProblemKind:
 
 
 # By error class; an error takes the entry of the first class in its MRO listed here, so a new
-# subclass answers like its parent until it is given its own.
+# subclass answers like its parent until it is given its own. Titles are in the style of the HTTP
+# status phrases the `about:blank` problems carry ("Not Found", "Method Not Allowed"): every word
+# capitalised but short function words (a, by, of, ...), so a client meets one style.
 PROBLEMS: dict[type[PaperkgError], ProblemKind] = {
-    QueryRefusedError: ProblemKind(403, "Query refused", "query-refused"),
-    QueryLimitError: ProblemKind(422, "Query exceeds a limit", "query-limit"),
-    UnsupportedQueryError: ProblemKind(422, "Query not supported by the embedded store",
+    QueryRefusedError: ProblemKind(403, "Query Refused", "query-refused"),
+    QueryLimitError: ProblemKind(422, "Query Exceeds a Limit", "query-limit"),
+    UnsupportedQueryError: ProblemKind(422, "Query Not Supported by the Embedded Store",
                                        "unsupported-query"),
-    BadInputError: ProblemKind(422, "Unprocessable input", "bad-input"),
-    InputNotFoundError: ProblemKind(404, "Not found", "not-found"),
-    QueryTimeoutError: ProblemKind(503, "Query timed out", "query-timeout"),
-    StoreUnavailableError: ProblemKind(503, "Store unavailable", "store-unavailable"),
-    ClusterUnavailableError: ProblemKind(503, "Cluster unavailable", "cluster-unavailable"),
-    UsageError: ProblemKind(400, "Bad request", "bad-request"),
-    PaperkgError: ProblemKind(500, "paperkg error", "error"),
+    BadInputError: ProblemKind(422, "Unprocessable Input", "bad-input"),
+    InputNotFoundError: ProblemKind(404, "Not Found", "not-found"),
+    QueryTimeoutError: ProblemKind(503, "Query Timed Out", "query-timeout"),
+    StoreUnavailableError: ProblemKind(503, "Store Unavailable", "store-unavailable"),
+    ClusterUnavailableError: ProblemKind(503, "Cluster Unavailable", "cluster-unavailable"),
+    UsageError: ProblemKind(400, "Bad Request", "bad-request"),
+    PaperkgError: ProblemKind(500, "Internal Server Error", "error"),
 }
 
 
@@ -133,7 +135,8 @@ async def paperkg_error_handler(request: Request, exc: Exception) -> ProblemResp
     retry_after = getattr(exc, "retry_after", None) or DEFAULT_RETRY_AFTER  # e.g. a timed-out query
     headers = {"Retry-After": str(retry_after)} if status == 503 else None
     return problem(status, title=kind.title, detail=exc.message, type_=TYPE_PREFIX + kind.type,
-                   instance=_instance(request), hint=exc.hint, headers=headers)
+                   instance=_instance(request), hint=exc.hint, headers=headers,
+                   suggestions=getattr(exc, "suggestions", None))
 
 
 def _loc(loc: Any) -> list[str | int]:
@@ -155,7 +158,7 @@ async def validation_error_handler(request: Request, exc: Exception) -> ProblemR
         return problem(400, title="Malformed JSON", detail="the request body is not valid JSON",
                        type_=f"{TYPE_PREFIX}malformed-json", instance=_instance(request), errors=errors)
     summary = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in errors[:5])
-    return problem(422, title="Invalid request", detail=summary or "the request is invalid",
+    return problem(422, title="Invalid Request", detail=summary or "the request is invalid",
                    type_=VALIDATION_TYPE, instance=_instance(request), errors=errors)
 
 

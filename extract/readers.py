@@ -15,6 +15,7 @@ import contextlib
 import csv
 import gzip
 import io
+import itertools
 import json
 import os
 import re
@@ -393,7 +394,7 @@ def _decoded_lines(stream: _Prefixed, ctx: _Context) -> Iterator[tuple[int, str]
 
 def _parse(fmt: str, lines: Iterator[tuple[int, str]], ctx: _Context) -> Iterator[PaperInput]:
     if fmt == "text":
-        parser = _parse_text
+        parser = _parse_stdin_text if ctx.source == STDIN_SOURCE else _parse_text
     elif fmt == "jsonl":
         parser = _parse_jsonl
     else:
@@ -420,6 +421,28 @@ def _parse_text(lines: Iterable[tuple[int, str]], ctx: _Context) -> Iterator[Pap
         record = _build({"abstract": text, "collection": collection}, ctx, lineno)
         if record is not None:
             yield record
+
+
+def _parse_stdin_text(lines: Iterable[tuple[int, str]], ctx: _Context) -> Iterator[PaperInput]:
+    """Collection text on stdin, except that a single line is an abstract, with a warning: `echo
+    "We propose ..." | paperkg build -` means that abstract, while a collection file of one line
+    (a name, no abstracts) is never what anyone pipes in."""
+    lines = iter(lines)
+    head: list[tuple[int, str]] = []
+    for item in lines:
+        head.append(item)
+        if sum(1 for _, text in head if text.strip()) == 2:
+            break
+    filled = [(lineno, text) for lineno, text in head if text.strip()]
+    if len(filled) != 1:
+        yield from _parse_text(itertools.chain(head, lines), ctx)     # streamed, never held whole
+        return
+    lineno, text = filled[0]
+    ctx.warn(lineno, "a single line on stdin: read as one abstract, not as a collection name (to name "
+                     "a collection, put its name on a line of its own before the abstracts)")
+    record = _build({"abstract": text.strip()}, ctx, lineno)
+    if record is not None:
+        yield record
 
 
 def _parse_jsonl(lines: Iterable[tuple[int, str]], ctx: _Context) -> Iterator[PaperInput]:
@@ -582,7 +605,7 @@ def _build(fields: Mapping[str, object], ctx: _Context, line: int) -> PaperInput
     if title is not None:
         title = normalize_space(title) or None
     collection = _opt_str(fields, "collection", ctx, line) or _opt_str(fields, "venue", ctx, line)
-    url = _opt_str(fields, "url", ctx, line)
+    url = _web_url(_opt_str(fields, "url", ctx, line), ctx, line)
     if url is None and is_arxiv_id(rid):
         url = f"https://arxiv.org/abs/{rid}"
     year = _opt_year(fields.get("year"), ctx, line)
@@ -681,6 +704,19 @@ def _opt_str(fields: Mapping[str, object], name: str, ctx: _Context, line: int) 
         ctx.warn(line, f"{name!r} is {_json_type(value)}, not a string; ignored")
         return None
     return value.strip() or None
+
+
+_WEB_URL_RE = re.compile(r"https?://[^\s/?#]", re.IGNORECASE)
+
+
+def _web_url(url: str | None, ctx: _Context, line: int) -> str | None:
+    """`url` when it is an http(s) address, else None with a warning. The url becomes a link in the
+    explorer and in exports: `javascript:`, `data:`, `vbscript:` or `file:` there would run or open
+    whatever the input file says when someone clicks, so only web addresses are kept."""
+    if url is None or _WEB_URL_RE.match(url):
+        return url
+    ctx.warn(line, f"'url' {url[:60]!r} is not an http(s) address; dropped")
+    return None
 
 
 def _opt_year(value: object, ctx: _Context, line: int) -> int | None:

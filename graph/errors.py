@@ -50,6 +50,25 @@ class NotFoundError(InputNotFoundError):
     """A named thing (entity, paper, catalog query) that the graph does not hold."""
 
 
+class UnknownQueryError(NotFoundError):
+    """A catalog query name the catalog does not have. A typo in the command, like an unknown
+    option: the CLI exits with its usage code, as for every other mistyped name."""
+
+
+class ParameterUsageError(BadInputError):
+    """A parameter the query does not declare, or a required one left out: a usage error, not bad
+    data (a value of the wrong type stays a BadInputError)."""
+
+
+class UnknownEntityError(NotFoundError):
+    """An entity name a query was given that no entity of the graph has (as name or alias):
+    `suggestions` holds the display names of the closest ones (`queries.suggest`), best first."""
+
+    def __init__(self, message: str, hint: str | None = None, suggestions: list[str] | None = None) -> None:
+        super().__init__(message, hint)
+        self.suggestions = list(suggestions or [])
+
+
 class StoreUnavailableError(PaperkgError):
     """The store cannot be reached or opened (Neo4j down, wrong credentials, locked store)."""
 

@@ -45,6 +45,10 @@ class CatalogQuery:
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
 
+    def takes_entities(self) -> bool:
+        """Whether it takes an entity name, so may answer that the graph holds no such entity."""
+        return any(p.type in ("entity", "entities") for p in self.params)
+
     def example_params(self) -> dict[str, Any]:
         return {p.name: p.example for p in self.params}
 

@@ -22,7 +22,8 @@ answer is worse than no answer. Measured (tests/queries/test_embedded_cypher.py 
 - an aggregate over no rows returns no row: a row of count 0 / sum 0 / collect [] is supplied.
 - missing features (parse errors otherwise): `$parameters` (substituted here, see below), OPTIONAL
   MATCH, WITH, UNWIND, UNION, CASE, EXISTS subqueries, count(*), DISTINCT inside aggregates,
-  single-quoted strings, labels(), id(), IS NOT NULL, lower-case aggregate names (upper-cased here).
+  labels(), id(), IS NOT NULL, lower-case aggregate names (upper-cased here), single-quoted strings
+  (rewritten here as the double-quoted literal of the same value, see `requote`).
 
 Writes, LOAD CSV, CALL, USE and administration are refused with `QueryRefusedError` by the same
 keyword scan the Neo4j guard uses (`graph.cypher_guard.scan`), so both stores refuse alike.
@@ -112,6 +113,39 @@ def substitute(text: str, toks: list[Token], params: dict[str, Any]) -> str:
     return "".join(out)
 
 
+# Cypher's string escapes (the same in single- and double-quoted strings)
+_ESCAPE = re.compile(r"\\(u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|.)", re.DOTALL)
+_ESCAPED = {"\\": "\\", "'": "'", '"': '"', "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+def string_value(raw: str) -> str:
+    """The value of a Cypher string literal whose text between the quotes is `raw`."""
+    def one(m: re.Match[str]) -> str:
+        code = m.group(1)
+        if code[0] in "uU" and len(code) > 1:
+            return chr(int(code[1:], 16))
+        if code not in _ESCAPED:
+            raise BadInputError(f"the query has an unknown escape \\{code} in a string",
+                                "Cypher strings know \\\\, \\', \\\", \\n, \\t, \\r, \\b, \\f, \\uXXXX")
+        return _ESCAPED[code]
+
+    return _ESCAPE.sub(one, raw)
+
+
+def requote(text: str, toks: list[Token]) -> str:
+    """The text with every single-quoted string (`'GPT'`, the form most Cypher is written in) as the
+    double-quoted literal grand-cypher reads (it has no single-quoted strings): its escapes decoded,
+    then written as `literal` writes a parameter, so quotes and backslashes inside stay inside."""
+    out, last = [], 0
+    for tok in toks:
+        if tok.kind == "string" and text[tok.start] == "'":
+            out.append(text[last:tok.start])
+            out.append(literal(string_value(tok.text), "string"))
+            last = tok.end
+    out.append(text[last:])
+    return "".join(out)
+
+
 # --- checks ------------------------------------------------------------------------------------
 
 
@@ -142,13 +176,12 @@ def check_tokens(text: str, toks: list[Token]) -> None:
         nxt = toks[k + 1] if k + 1 < len(toks) else None
         after = toks[k + 2] if k + 2 < len(toks) else None
         is_property = prev is not None and prev.text == "."
-        if tok.kind == "string" and text[tok.start] == "'":
-            raise _unsupported("single-quoted strings", "write them in double quotes")
         if tok.kind != "word" and tok.kind != "punct":
             continue
         word = tok.up
         if word == "CALL" and not is_property:
-            raise QueryRefusedError("CALL is not available on the embedded store", HINT)
+            raise QueryRefusedError("the CALL clause (procedures, db.labels() included) is not available "
+                                    "on the embedded store", HINT)
         if word == "WITH" and prev is not None and prev.up in ("STARTS", "ENDS"):
             continue
         if word in _UNSUPPORTED_WORDS and not is_property:
@@ -457,7 +490,8 @@ def run_grand_cypher(g: nx.MultiDiGraph, text: str, params: dict[str, Any]) -> l
         raise QueryRefusedError(err.message, "the embedded store runs read-only MATCH ... RETURN "
                                 "queries only") from err
     original, original_toks = text, tokenize(text)
-    text = substitute(text, original_toks, params)
+    text = requote(text, original_toks)
+    text = substitute(text, tokenize(text), params)
     toks = tokenize(text)
     try:
         check_tokens(text, toks)

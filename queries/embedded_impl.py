@@ -33,6 +33,7 @@ from typing import Any, TypeVar
 import networkx as nx
 
 from paperkg.graph.model import ENTITY_LABELS, RELATION_TYPES, node_key
+from paperkg.queries.suggest import Named, NameIndex
 
 Row = dict[str, Any]
 _T = TypeVar("_T")
@@ -103,6 +104,9 @@ class Index:
     # FIGURE_LIMIT), filled by `co_ranked` as entities are asked for; collection -> introduced_in rows
     _co_ranked: dict[str, list[tuple[int, str, str, str]]] = field(default_factory=dict)
     introductions: dict[str, list[Row]] = field(default_factory=dict)
+    # every key filed for suggestions (`queries.suggest`), built by `suggest` on the first unknown
+    # name: a store whose users never mistype pays nothing for it
+    _names: NameIndex | None = None
 
     @classmethod
     def build(cls, g: nx.MultiDiGraph) -> Index:
@@ -233,6 +237,16 @@ class Index:
         """Entities one of whose keys is `key` (`$key IN e.keys`), restricted to `labels`."""
         wanted = frozenset(labels)
         return [n for n in self.by_key.get(key, ()) if self.label[n] in wanted]
+
+    def suggest(self, key: str) -> list[str]:
+        """Names of the entities whose keys are closest to `key`, a key no entity has. Two threads
+        missing at once may both build the name index: the same index, one kept."""
+        names = self._names
+        if names is None:
+            names = self._names = NameIndex(
+                (key, Named(str(p.get("name", "")), int(p.get("paper_count") or 0), str(p["id"])))
+                for key, nodes in self.by_key.items() for p in (self.props[n] for n in nodes))
+        return names.suggest(key)
 
     def search(self, fragment: str, cap: int) -> set[str] | None:
         """Entities with a key containing `fragment` (`any(k IN e.keys WHERE k CONTAINS $q)`), or

@@ -238,6 +238,12 @@ def fulltext_contains(key: str) -> str:
     return "*" + _LUCENE_SPECIAL.sub(r"\\\1", key) + "*"
 
 
+def fuzzy_term(key: str) -> str:
+    """`key` as a Lucene fuzzy query `key~2`: the indexed terms within two edits of `key` (every
+    special character escaped, as in `fulltext_contains`), Neo4j's candidates for suggestions."""
+    return _LUCENE_SPECIAL.sub(r"\\\1", key) + "~2"
+
+
 def parse_param_line(text: str) -> Param:
     """Parse `NAME TYPE required|optional [default=V] [min=N] [max=N] example=VALUE...`.
 

@@ -20,23 +20,26 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
-from paperkg.graph.errors import BadInputError, NotFoundError
+from paperkg.graph.errors import BadInputError, ParameterUsageError, UnknownEntityError, UnknownQueryError
+from paperkg.graph.normalize import compact_key
 from paperkg.graph.store import CypherEngine, GraphView
 from paperkg.queries import embedded_impl
 from paperkg.queries.bounded import Answer, Bounds, run_in_worker
 from paperkg.queries.catalog import CatalogQuery, load_catalog
+from paperkg.queries.params import fulltext_term, fuzzy_term
+from paperkg.queries.suggest import Named, rank
 
 Row = dict[str, Any]
 
 
 def get_query(name: str) -> CatalogQuery:
-    """The catalog query `name`; NotFoundError (404 / exit 66) naming the known ones otherwise."""
+    """The catalog query `name`; UnknownQueryError (404 / exit 2) naming the known ones otherwise."""
     catalog = load_catalog()
     query = catalog.get(name) if isinstance(name, str) else None
     if query is None:
         shown = repr(name)[:80]
         guess = did_you_mean(name, catalog) if isinstance(name, str) else ""
-        raise NotFoundError(f"no catalog query named {shown}{guess}",
+        raise UnknownQueryError(f"no catalog query named {shown}{guess}",
                             f"known: {', '.join(sorted(catalog))} (see `paperkg query --list`)")
     return query
 
@@ -61,7 +64,7 @@ def validate_params(query: CatalogQuery, params: Mapping[str, Any]) -> dict[str,
     unknown = sorted(str(k) for k in params if k not in declared)
     if unknown:
         expected = ", ".join(f"{p.name} ({p.describe()})" for p in query.params) or "none"
-        raise BadInputError(f"unknown parameter {unknown[0]!r} for query {query.name!r}"
+        raise ParameterUsageError(f"unknown parameter {unknown[0]!r} for query {query.name!r}"
                             f"{did_you_mean(unknown[0], declared)}", f"its parameters: {expected}")
     values: dict[str, Any] = {}
     for p in query.params:
@@ -69,7 +72,7 @@ def validate_params(query: CatalogQuery, params: Mapping[str, Any]) -> dict[str,
         absent = raw is None or (isinstance(raw, str) and not raw.strip())
         if absent:
             if p.required:
-                raise BadInputError(f"missing required parameter {p.name!r} ({p.describe()}) "
+                raise ParameterUsageError(f"missing required parameter {p.name!r} ({p.describe()}) "
                                     f"for query {query.name!r}", f"e.g. --param {p.name}={_shown(p.example)}")
             values[p.name] = p.default
         else:
@@ -102,6 +105,20 @@ class QueryBackend(Protocol):
 
     def prepare(self) -> None: ...
 
+    def has_entity(self, key: str) -> bool: ...
+
+    def suggest(self, key: str) -> list[str]: ...
+
+
+# An entity with the key, and the entities whose keys are within two edits of it (Lucene's fuzzy
+# query on the exact-term index `paperkg_entity_keys`): Neo4j's candidates for `suggest.rank`.
+_HAS_ENTITY = """CALL db.index.fulltext.queryNodes('paperkg_entity_keys', $query) YIELD node AS e
+WHERE $key IN e.keys
+RETURN e.id AS id LIMIT 1"""
+_NEAR_ENTITIES = """CALL db.index.fulltext.queryNodes('paperkg_entity_keys', $query) YIELD node AS e, score
+RETURN e.keys AS keys, e.name AS name, e.paper_count AS papers, e.id AS id
+ORDER BY score DESC, id LIMIT 200"""
+
 
 class CypherBackend:
     """A store with its own Cypher engine (Neo4j): the catalog's text, the store's guard."""
@@ -117,6 +134,14 @@ class CypherBackend:
 
     def prepare(self) -> None:
         self.store.ensure_ready()
+
+    def has_entity(self, key: str) -> bool:
+        return bool(self.store.run_catalog(_HAS_ENTITY, {"query": fulltext_term(key), "key": key}))
+
+    def suggest(self, key: str) -> list[str]:
+        rows = self.store.run_catalog(_NEAR_ENTITIES, {"query": fuzzy_term(key)})
+        return rank(key, ((k, Named(str(r["name"]), int(r["papers"] or 0), str(r["id"])))
+                          for r in rows for k in r["keys"] or ()))
 
 
 class NetworkxBackend:
@@ -144,6 +169,12 @@ class NetworkxBackend:
     def prepare(self) -> None:
         embedded_impl.index_of(self.store)
 
+    def has_entity(self, key: str) -> bool:
+        return bool(embedded_impl.index_of(self.store).by_key.get(key))
+
+    def suggest(self, key: str) -> list[str]:
+        return embedded_impl.index_of(self.store).suggest(key)
+
 
 def backend_for(store: Any) -> QueryBackend:
     """The backend for `store`, by the interface it offers (`graph.store.CypherEngine` or `GraphView`)."""
@@ -158,12 +189,36 @@ def backend_for(store: Any) -> QueryBackend:
 def run_named(store: Any, name: str, params: dict[str, Any]) -> list[Row]:
     """Rows of catalog query `name` with `params` (strings from the CLI/GET, or JSON values).
 
-    Unknown query -> NotFoundError; missing, malformed or unknown parameter -> BadInputError.
+    Unknown query -> UnknownQueryError; missing or unknown parameter -> ParameterUsageError, malformed
+    value -> BadInputError; no
+    rows because an entity name names no entity -> UnknownEntityError with the closest names.
     """
     query = get_query(name)
     values = validate_params(query, params or {})
-    rows = backend_for(store).run_catalog(query, cypher_params(query, values))
+    backend = backend_for(store)
+    rows = backend.run_catalog(query, cypher_params(query, values))
+    if not rows:
+        check_names(backend, query, values)
     return [to_json_row(row) for row in rows]
+
+
+def check_names(backend: QueryBackend, query: CatalogQuery, values: Mapping[str, Any]) -> None:
+    """Raise UnknownEntityError for the first entity name in `values` that no entity has, with the
+    graph's closest names. Asked only of an empty answer: a found name costs no lookup, and the
+    suggestions are computed on a miss alone."""
+    for p in query.params:
+        if p.type not in ("entity", "entities") or values.get(p.name) is None:
+            continue
+        for name in values[p.name] if p.type == "entities" else [values[p.name]]:
+            key = compact_key(name)
+            if backend.has_entity(key):
+                continue
+            suggestions = backend.suggest(key)
+            guess = " or ".join(repr(s) for s in suggestions)
+            raise UnknownEntityError(f"no entity named {name.strip()!r}"
+                                     f"{f' (did you mean {guess}?)' if guess else ''}",
+                                     "find names with the entity_search query or GET /entities?q=...",
+                                     suggestions)
 
 
 def run_cypher(store: Any, text: str, params: dict[str, Any]) -> list[Row]:

@@ -158,7 +158,9 @@ for _query in load_catalog().values():
     router.add_api_route(
         f"/{_query.name}", _typed_endpoint(_query), methods=["GET"],
         response_model=QueryResult[ROW_MODELS[_query.name]],  # type: ignore[index]
-        responses=problem_responses(422, 503), summary=_query.name, description=_query.description,
+        # an entity name the graph does not hold: 404 with the closest names (`suggestions`)
+        responses=problem_responses(*([404] if _query.takes_entities() else []), 422, 503),
+        summary=_query.name, description=_query.description,
         operation_id=f"query_{_query.name}",
     )
 

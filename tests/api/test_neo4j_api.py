@@ -80,8 +80,12 @@ def test_every_catalog_example_on_neo4j(embedded_client: TestClient, neo4j_clien
     for query in neo4j_client.get("/queries").json():
         params = {p["name"]: p["example"] for p in query["params"] if p["required"]}
         on_neo4j = neo4j_client.post(f"/queries/{query['name']}", json=params)
-        assert on_neo4j.status_code == 200, (query["name"], on_neo4j.text)
         on_embedded = embedded_client.post(f"/queries/{query['name']}", json=params)
+        if on_neo4j.status_code == 404:      # an example name this small graph lacks: both say so
+            assert on_embedded.status_code == 404 and "suggestions" in on_neo4j.json(), query["name"]
+            assert on_neo4j.json()["detail"].split(" (")[0] == on_embedded.json()["detail"].split(" (")[0]
+            continue
+        assert on_neo4j.status_code == 200, (query["name"], on_neo4j.text)
         if load_catalog()[query["name"]].ordered:
             assert on_neo4j.json() == on_embedded.json(), query["name"]
 

@@ -144,3 +144,16 @@ def test_a_server_with_a_token_asks_for_it_once(browser: Browser, seed_store_pat
         assert not w.refused
         # the only errors are the first calls' 401s, before the token was given
         assert w.errors and all("401" in e for e in w.errors), w.errors
+
+
+def test_an_unknown_name_offers_the_closest_names_as_links(watched: Watched) -> None:
+    """`#/entity/grppo` (a typo in the address bar) is not a dead end: the page offers GRPO."""
+    page = watched.page
+    page.goto(watched.base + "/#/entity/grppo")
+    near = page.locator("[data-testid=suggestions]")
+    expect(near).to_contain_text("Did you mean")
+    near.get_by_role("link", name="GRPO", exact=True).click()
+    expect(page.locator("h1")).to_have_text("GRPO")
+    # the query form's not-found answer offers them too
+    page.goto(watched.base + "/#/queries/timeline?name=Qwen3-8C")
+    expect(page.locator("[data-testid=suggestions] a").first).to_have_text("Qwen3-8B")

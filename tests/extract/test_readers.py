@@ -337,6 +337,26 @@ def test_stdin_sniffs_format(case, kind):
     assert {r.source for r in records} == {"<stdin>"}
 
 
+@pytest.mark.parametrize("kind", ["text-io", "bytes"])
+def test_one_line_on_stdin_is_an_abstract_with_a_warning(kind):
+    """`echo "We propose ..." | paperkg build -` means that abstract, not a collection of none."""
+    content = f"\n{A1}\n"
+    records, problems = read(["-"], stdin=text_stdin(content) if kind == "text-io" else byte_stdin(content))
+    assert [(r.abstract, r.line, r.collection) for r in records] == [(A1, 2, None)]
+    assert_problems(problems, [("warning", 2, ["single line on stdin", "one abstract"])])
+
+
+def test_only_web_urls_are_kept():
+    """A url becomes a link: anything but http(s) is dropped at read time, with a warning."""
+    urls = ["javascript:alert(1)", " JaVaScRiPt:alert(1)", "data:text/html,<script>alert(1)</script>",
+            "vbscript:msgbox(1)", "file:///etc/passwd", "//evil.example/x", "http:/x",
+            "https://arxiv.org/abs/2401.00001", "HTTP://example.org/p?q=1"]
+    content = "".join(json.dumps({"abstract": f"{A1} ({i})", "url": u}) + "\n" for i, u in enumerate(urls))
+    records, problems = read(["-"], stdin=text_stdin(content))
+    assert [r.url for r in records] == [None] * 7 + urls[7:]
+    assert_problems(problems, [("warning", i + 1, ["not an http(s) address", "dropped"]) for i in range(7)])
+
+
 def test_stdin_invalid_utf8_and_binary():
     records, problems = read(["-"], stdin=byte_stdin(b"C\nna\xefve abstract\n"))
     assert [r.abstract for r in records] == ["na\ufffdve abstract"]

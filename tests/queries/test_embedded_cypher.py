@@ -89,6 +89,30 @@ def test_string_parameters_come_back_unchanged(value: str) -> None:
     assert rows == [{"e.id": "method:target", "e.name": value}]
 
 
+SINGLE = ["GRPO", "it's", 'say "hi"', "back\\slash", "new\nline", "é", "' OR 1=1 //", '" RETURN 1 //',
+          "WITH", "$v"]
+
+
+@pytest.mark.parametrize("value", SINGLE)
+def test_single_quoted_strings_mean_what_they_say(value: str) -> None:
+    """`'...'` is read as Cypher reads it (escapes decoded), and finds exactly the node whose name is
+    that value, as the same value given as a parameter does; nothing inside can end it early."""
+    graph = KnowledgeGraph()
+    graph.add_node(Node("Method", "method:target", {"id": "method:target", "name": value}))
+    graph.add_node(Node("Method", "method:other", {"id": "method:other", "name": "other"}))
+    escaped = value.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n")
+    text = f"MATCH (e:Method) WHERE e.name = '{escaped}' RETURN e.id"
+    assert run_cypher(GraphOnly(graph), text, {}) == [{"e.id": "method:target"}]
+
+
+def test_single_and_double_quotes_answer_alike() -> None:
+    single = run_cypher(STORE, "MATCH (e:Method) WHERE e.name CONTAINS 'P' RETURN e.name ORDER BY e.name", {})
+    double = run_cypher(STORE, 'MATCH (e:Method) WHERE e.name CONTAINS "P" RETURN e.name ORDER BY e.name', {})
+    assert single == double == [{"e.name": "GRPO"}, {"e.name": "PPO"}]
+    with pytest.raises(errors.BadInputError, match="unknown escape"):
+        run_cypher(STORE, r"MATCH (e:Method) WHERE e.name = 'a\qb' RETURN e.id", {})
+
+
 def test_literals() -> None:
     assert literal(None, "p") == "null"
     assert literal(True, "p") == "true"

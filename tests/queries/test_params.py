@@ -19,7 +19,7 @@ from paperkg.queries.runner import (
     validate_params,
 )
 from tests.queries.graphs import tiny_graph
-from tests.queries.parity import GraphOnly
+from tests.queries.parity import GraphOnly, rows_or_unknown
 
 STORE = GraphOnly(tiny_graph())
 
@@ -78,7 +78,9 @@ def test_unknown_query_is_not_found() -> None:
 def test_bad_params(name: str, params: dict[str, Any], words: list[str]) -> None:
     with pytest.raises(errors.BadInputError) as caught:
         run_named(STORE, name, params)
-    assert type(caught.value) is errors.BadInputError
+    # a parameter missing or not declared is a usage error (CLI exit 2), a bad value bad data (65)
+    usage = "missing" in words or any(w.startswith("unknown parameter") for w in words)
+    assert type(caught.value) is (errors.ParameterUsageError if usage else errors.BadInputError)
     for word in words:
         assert word in str(caught.value)
 
@@ -121,15 +123,16 @@ def test_normalisation() -> None:
 
 def test_injection_shaped_names_are_just_names() -> None:
     for name in ('GRPO"}) MATCH (n) DETACH DELETE n //', "' OR 1=1 --", "$name_key", "`x`"):
-        assert run_named(STORE, "entity", {"name": name}) == []
-        assert run_named(STORE, "papers_mentioning", {"name": name}) == []
+        for query in ("entity", "papers_mentioning"):
+            with pytest.raises(errors.UnknownEntityError, match="no entity named"):
+                run_named(STORE, query, {"name": name})
 
 
 def test_every_row_is_json_ready() -> None:
     import json
 
     for name, query in load_catalog().items():
-        json.dumps(run_named(STORE, name, query.example_params()), allow_nan=False)
+        json.dumps(rows_or_unknown(STORE, name, query.example_params()), allow_nan=False)
 
 
 def test_runner_dispatches_by_the_interface_the_store_offers() -> None:

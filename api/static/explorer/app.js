@@ -69,7 +69,10 @@ const fmt = (x) => (typeof x === "number" && !Number.isInteger(x) ? x.toFixed(2)
 
 function errorBox(err) {
   const p = err.problem || {};
-  return h("div", { class: "error" }, h("b", {}, p.title || "Error"), ": ", err.message,
+  // An entity name the graph does not hold: its closest names, each a link to its entity page.
+  const near = Array.isArray(p.suggestions) && p.suggestions.length ? h("div", { "data-testid": "suggestions" },
+    "Did you mean ", p.suggestions.map((name, i) => [i ? " · " : "", h("a", { href: entityHref(name) }, name)]), "?") : null;
+  return h("div", { class: "error" }, h("b", {}, p.title || "Error"), ": ", err.message, near,
            p.hint ? h("div", { class: "small" }, p.hint) : null, p.status === 401 ? tokenForm() : null);
 }
 
@@ -291,8 +294,12 @@ function drawGraph(container, entity, neighbours) {
   window.paperkgGraph = cy;   // for tests and the browser console
 }
 
+/** Only http(s) addresses become links: a record's `javascript:` or `data:` url (a store built before
+ * the readers dropped them) is shown as text, never clicked into running. */
+const isWebUrl = (u) => /^https?:\/\/[^\s/?#]/i.test(u);
+
 function arxivUrl(p) {
-  if (p.url) return p.url;
+  if (p.url) return isWebUrl(p.url) ? p.url : null;
   const id = [p.id, ...(p.ids || [])].find((x) => /^(\d{4}\.\d{4,5}(v\d+)?|[a-z-]+(\.[A-Z]{2})?\/\d{7})$/.test(x));
   return id ? `https://arxiv.org/abs/${id}` : null;
 }
@@ -327,7 +334,8 @@ async function paperPage(id) {
       h("div", {}, h("b", {}, "Collections"), p.collections.length ? p.collections.join(" · ") : "—"),
       p.categories?.length ? h("div", {}, h("b", {}, "Categories"), p.categories.join(" · ")) : null,
       p.doi ? h("div", {}, h("b", {}, "DOI"), p.doi) : null,
-      link ? h("div", {}, h("b", {}, "Source"), h("a", { href: link, rel: "noopener", target: "_blank" }, link)) : null),
+      link ? h("div", {}, h("b", {}, "Source"), h("a", { href: link, rel: "noopener", target: "_blank" }, link))
+        : p.url ? h("div", {}, h("b", {}, "Source"), h("span", { "data-testid": "unlinked-url" }, p.url)) : null),
     h("div", { class: "legend" }, TYPES.map((t) => h("span", {}, badge(t)))),
     h("div", { class: "abstract", "data-testid": "abstract" }, markedAbstract(p)),
     h("h2", {}, `Entities (${p.entities.length})`),

@@ -1,0 +1,114 @@
+"""README.md is executed: every command in its ```bash blocks runs, in order, in a fresh directory
+holding the bundled examples, and shows what README says it shows (the way sqlite-utils checks its
+documentation). A README command that prints nothing, or a new one nobody checks, fails here."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests import live
+from tests.conftest import ROOT
+
+README = ROOT / "README.md"
+
+# Commands not run here, each with why. Kept small on purpose (asserted below): setting up the
+# environment this test already runs in, the suite itself, and a Dask cluster on named hosts.
+NOT_RUN = {
+    "python3 -m venv .venv && . .venv/bin/activate": "the environment this test runs in",
+    'pip install -e ".[dev]"': "the environment this test runs in",
+    'pip install -e ".[dask]"': "installed by .[dev] already",
+    "python -m pytest": "the suite this test is part of",
+    "dask scheduler --port 8786": "a cluster on other machines (tests/extract/test_cluster.py runs one)",
+    "dask worker tcp://HOST:8786 --nworkers 16 --nthreads 1": "HOST is a placeholder",
+    "paperkg build papers.jsonl.gz --store S --dask tcp://HOST:8786": "HOST is a placeholder",
+}
+
+
+def readme_commands() -> list[str]:
+    """Every command line of README's ```bash blocks, comments removed, in order."""
+    commands, inside = [], False
+    for line in README.read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            inside = line.strip() == "```bash"
+            continue
+        if inside and line.strip():
+            commands.append(re.sub(r"\s+#\s.*$", "", line).strip())      # `  # a comment` dropped
+    return commands
+
+
+def table_rows(output: str) -> list[dict[str, str]]:
+    """Rows of `paperkg query` output piped (TSV) or with --csv."""
+    lines = output.splitlines()
+    if lines and "\t" not in lines[0] and "," in lines[0]:
+        return list(csv.DictReader(io.StringIO(output)))
+    return [dict(zip(lines[0].split("\t"), line.split("\t"), strict=True)) for line in lines[1:]]
+
+
+def check(command: str, proc: subprocess.CompletedProcess[str], cwd: Path) -> None:
+    """What README says `command` shows."""
+    assert proc.returncode == 0, (command, proc.stderr)
+    args = shlex.split(command)[1:]
+    if args[0] == "build":
+        assert proc.stdout.startswith("read "), (command, proc.stdout)
+        if args[1] == "examples/abstracts":      # "278 abstracts, 250 distinct papers"
+            assert proc.stdout.startswith("read 278 records: 250 new papers"), proc.stdout
+        if args[1] == "examples/arxiv":          # "300 arXiv machine-learning abstracts"
+            assert proc.stdout.startswith("read 300 records: 300 new papers"), proc.stdout
+    elif args[0] == "stats":
+        counts = json.loads(proc.stdout)
+        assert counts["nodes"]["Paper"] > 0 and counts["edges"]["MENTIONS"] > 0
+    elif args[0] == "query":
+        rows = table_rows(proc.stdout)
+        assert rows, (command, proc.stdout, proc.stderr)
+        if args[1] == "timeline":                # "papers per year"
+            assert {r["year"] for r in rows} <= {"2024", "2025", "2026"}
+            assert all(int(r["papers"]) > 0 for r in rows)
+        if args[1] == "trending":                # "what grew in 2025-26"
+            assert all(r["since"] == "2025" and int(r["growth"]) > 0 for r in rows)
+    elif args[0] == "export":
+        out = cwd / args[2]
+        assert out.stat().st_size > 0 and re.search(r"wrote [1-9]\d* nodes and [1-9]\d* edges", proc.stderr)
+        assert out.read_text(encoding="utf-8").startswith("<?xml")
+    else:
+        pytest.fail(f"README command {command!r} has no check: add one to tests/test_readme.py")
+
+
+def test_the_not_run_list_is_small_and_every_entry_is_in_readme() -> None:
+    commands = readme_commands()
+    assert len(NOT_RUN) <= 7
+    assert [c for c in NOT_RUN if c not in commands] == []
+
+
+def test_every_readme_command_shows_what_readme_says(tmp_path: Path) -> None:
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PAPERKG_")}
+    ran = []
+    commands = readme_commands()
+    for command in commands:
+        if command in NOT_RUN:
+            continue
+        args = shlex.split(command)
+        assert args[0] == "paperkg", f"README command {command!r} is neither run here nor in NOT_RUN"
+        if args[1] == "serve":             # started as README says, asked for its pages, stopped
+            store = str(tmp_path / "paperkg-store")           # the default store, as README runs it
+            with live.serve(["--store", store], tmp_path / "serve.log") as (base, _):
+                for page in ("/", "/docs", "/health"):
+                    assert httpx.get(base + page, timeout=10).status_code == 200, page
+            ran.append(command)
+            continue
+        proc = subprocess.run([sys.executable, "-m", "paperkg.api.cli", *args[1:]], cwd=tmp_path,
+                              capture_output=True, text=True, env=env, timeout=600)
+        check(command, proc, tmp_path)
+        ran.append(command)
+    assert len(ran) == len(commands) - len(NOT_RUN) >= 11, ran
