@@ -214,6 +214,15 @@ class TopEntitiesRow(_Row):
     introduced: int | None = None
 
 
+class FamilyRow(_Row):
+    id: str
+    name: str | None = None
+    family: str | None = Field(None, description="The model's family (`Qwen` for `Qwen2.5-7B`).")
+    papers: int | None = Field(None, description="Papers mentioning the model.")
+    first_year: int | None = Field(None, description="Year of the earliest paper mentioning it.")
+    last_year: int | None = Field(None, description="Year of the latest paper mentioning it.")
+
+
 class CooccurringRow(_Row):
     entity: str
     id: str
@@ -276,7 +285,8 @@ ROW_MODELS: dict[str, type[_Row]] = {
     "entity_search": EntitySearchRow, "entity": EntityRow, "neighbors": NeighborsRow,
     "papers_mentioning": PapersMentioningRow, "papers_with_all": PapersWithAllRow,
     "evaluated_on": EvaluatedOnRow, "benchmarks_of": BenchmarksOfRow, "compared_with": ComparedWithRow,
-    "top_entities": TopEntitiesRow, "cooccurring": CooccurringRow, "introduced_in": IntroducedInRow,
+    "top_entities": TopEntitiesRow, "family": FamilyRow, "cooccurring": CooccurringRow,
+    "introduced_in": IntroducedInRow,
     "shortest_path": ShortestPathRow, "paper": PaperRow, "timeline": TimelineRow, "trending": TrendingRow,
 }
 

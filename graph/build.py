@@ -110,7 +110,10 @@ def entity_props(eid: str, label: str, name: str, aliases: set[str], cluster: st
     if ambiguous:
         props["ambiguous"] = True
     if label == "Model":
-        props["family"] = model_family(name)
+        # the key beside the display form: the `family` query matches families the way every name
+        # is matched (`llama` finds `LLaMA`), by an index on Neo4j (graph/schema.cypher)
+        family = model_family(name)
+        props["family"], props["family_key"] = family, compact_key(family)
     return props
 
 

@@ -11,7 +11,9 @@ Properties (Neo4j-compatible: scalars and lists of scalars only; absent rather t
 - entities (`Method` ... `Task`; Neo4j also gives each the shared label `Entity`): id, type, name
   (display), aliases (every surface form seen, name included), keys (`name_key` of each alias: what
   lookups match), paper_count, introduced_count, confidence (max over its mentions), first_year?,
-  last_year? (over the papers that mention it), family? (Model only: `Qwen3` for `Qwen3-8B`)
+  last_year? (over the papers that mention it), family? (Model only: `Qwen` for `Qwen3-8B`, from
+  `graph.resolve.model_family`), family_key? (Model only: `compact_key` of family, what the `family`
+  query matches)
 - `IN_COLLECTION` Paper->Collection: (none)
 - `MENTIONS` Paper->entity: count, sentences, starts, ends, surfaces, confidences (parallel lists, one
   per mention; a name written inside a longer one counts: `Tiny-ImageNet` also mentions `ImageNet`),

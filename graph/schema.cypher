@@ -60,3 +60,6 @@ CREATE RANGE INDEX paperkg_task_paper_count IF NOT EXISTS FOR (n:Task) ON (n.pap
 // Papers by year (`queries/trending.cypher`): the latest year is the first entry of the index in
 // descending order, and a window of years is a range seek, instead of reading every Paper's year.
 CREATE RANGE INDEX paperkg_paper_year IF NOT EXISTS FOR (n:Paper) ON (n.year);
+// The models of a family (`queries/family.cypher`): a family is usually no entity of its own, so it
+// is found by the `family_key` every Model carries (`compact_key` of its family), an equality seek.
+CREATE RANGE INDEX paperkg_model_family_key IF NOT EXISTS FOR (n:Model) ON (n.family_key);

@@ -7,21 +7,22 @@ rows its `.cypher` file returns on Neo4j (same columns, same values, same total 
 Cypher parameters (`$name_key`, `$limit`, ...); `tests/queries/test_parity.py` compares the two.
 
 Speed: an `Index` of the graph (key -> entities, per-entity papers and relations, per-paper mentions,
-entities of each type pre-sorted, each collection's introductions ranked) is built once per store (or
-networkx graph) and cached by identity, so each query touches only the rows it returns plus their
-neighbourhood. A store that streams its rows (`graph.embedded.EmbeddedStore.view_rows`) has its
-index built from them, with no networkx graph: building one was half of `paperkg serve`'s start,
-and only user Cypher (grand-cypher) needs it. An entity's ranked co-mentions are computed the first
-time a query asks for them and kept with the index: computing every entity's at start was a fifth of
-`paperkg serve`'s start at 100k abstracts, for figures most entities are never asked for. A store
-object serves the one build it loaded (a server opens a new one for a rebuild), so a cached index
-never describes a changed graph.
+entities of each type and models of each family pre-sorted, each collection's introductions ranked)
+is built once per store (or networkx graph) and cached by identity, so each query touches only the
+rows it returns plus their neighbourhood. A store that streams its rows
+(`graph.embedded.EmbeddedStore.view_rows`) has its index built from them, with no networkx graph:
+building one was half of `paperkg serve`'s start, and only user Cypher (grand-cypher) needs it. An
+entity's ranked co-mentions are computed the first time a query asks for them and kept with the
+index: computing every entity's at start was a fifth of `paperkg serve`'s start at 100k abstracts,
+for figures most entities are never asked for. A store object serves the one build it loaded (a
+server opens a new one for a rebuild), so a cached index never describes a changed graph.
 """
 
 from __future__ import annotations
 
 import bisect
 import heapq
+import itertools
 import threading
 import weakref
 from collections import Counter, defaultdict
@@ -70,6 +71,7 @@ class Index:
     label: dict[str, str] = field(default_factory=dict)                # node key -> label
     by_key: dict[str, list[str]] = field(default_factory=dict)        # compact key -> entity nodes
     by_type: dict[str, list[str]] = field(default_factory=dict)       # label -> entities, top first
+    by_family: dict[str, list[str]] = field(default_factory=dict)     # family_key -> models, top first
     # entity -> (paper, props of its MENTIONS edge), in paper id order
     papers_of: dict[str, list[tuple[str, dict[str, Any]]]] = field(default_factory=dict)
     mentions_of: dict[str, list[str]] = field(default_factory=dict)   # paper -> entities it mentions
@@ -126,6 +128,7 @@ class Index:
         index = cls(lookups=lookups)
         by_key: dict[str, list[str]] = defaultdict(list)
         by_type: dict[str, list[str]] = defaultdict(list)
+        by_family: dict[str, list[str]] = defaultdict(list)
         for node, label, attrs in nodes:
             index.props[node] = attrs
             index.label[node] = label
@@ -137,8 +140,11 @@ class Index:
                 for key in attrs.get("keys") or ():
                     by_key[key].append(node)
                 by_type[str(attrs.get("type"))].append(node)
+                if label == "Model" and attrs.get("family_key") is not None:
+                    by_family[attrs["family_key"]].append(node)
         index.by_key = {k: sorted(v, key=lambda n: index.props[n]["id"]) for k, v in by_key.items()}
         index.by_type = {t: sorted(v, key=index.rank_key) for t, v in by_type.items()}
+        index.by_family = {f: sorted(v, key=index.rank_key) for f, v in by_family.items()}
         index.ranked = sorted((n for nodes in by_type.values() for n in nodes), key=index.rank_key)
         index.rank = {n: i for i, n in enumerate(index.ranked)}
 
@@ -522,6 +528,19 @@ def top_entities(ix: Index, params: dict[str, Any]) -> list[Row]:
              "introduced": p.get("introduced_count")} for p in (ix.props[n] for n in nodes)]
 
 
+def family(ix: Index, params: dict[str, Any]) -> list[Row]:
+    """The families named are the key itself and the families of the models it names; their model
+    lists are disjoint and each already in rank order, so they are merged and only the page kept."""
+    key = params["name_key"]
+    families = {ix.props[n]["family_key"] for n in ix.entities(key, ("Model",))
+                if ix.props[n].get("family_key") is not None} | {key}
+    nodes = heapq.merge(*(ix.by_family.get(f, ()) for f in sorted(families)), key=ix.rank_key)
+    page = itertools.islice(nodes, params["offset"], _end(params))
+    return [{"id": p["id"], "name": p.get("name"), "family": p.get("family"), "papers": p.get("paper_count"),
+             "first_year": p.get("first_year"), "last_year": p.get("last_year")}
+            for p in (ix.props[n] for n in page)]
+
+
 def _comentions(ix: Index, node: str) -> list[tuple[int, str, str, str]]:
     """(-papers, name, id, other) for every entity mentioned with `node`, in ORDER BY order."""
     counts: Counter[str] = Counter()
@@ -787,6 +806,7 @@ IMPLEMENTATIONS: dict[str, Impl] = {
     "benchmarks_of": benchmarks_of,
     "compared_with": compared_with,
     "top_entities": top_entities,
+    "family": family,
     "timeline": timeline,
     "trending": trending,
     "cooccurring": cooccurring,

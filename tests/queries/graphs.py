@@ -76,7 +76,8 @@ def tiny_graph() -> KnowledgeGraph:
     g.add_node(_entity("Method", PPO, "PPO", ["PPO", "Proximal Policy Optimization"], 2))
     g.add_node(_entity("Method", DYNPROG, "dynamic programming", ["DP", "dynamic programming"], 1))
     g.add_node(_entity("Method", DIFFPRIV, "differential privacy", ["DP", "differential privacy"], 1, 1))
-    g.add_node(_entity("Model", QWEN, "Qwen3-8B", ["Qwen3-8B", "Qwen3 8B"], 2, family="Qwen"))
+    g.add_node(_entity("Model", QWEN, "Qwen3-8B", ["Qwen3-8B", "Qwen3 8B"], 2, family="Qwen",
+                       family_key="qwen"))
     g.add_node(_entity("Dataset", GSM8K, "GSM8K", ["GSM8K", "GSM-8K"], 2))
     g.add_node(_entity("Benchmark", MATH, "MATH", ["MATH"], 1, ambiguous=True))
     g.add_node(_entity("Metric", ACC, "accuracy", ["accuracy", "Accuracy"], 3))
@@ -151,7 +152,8 @@ def random_graph(seed: int, papers: int = 60, entities: int = 45, per_paper: int
         aliases = [short, long_form] if rng.random() < 0.7 else [short]
         extra: dict[str, object] = {}
         if label == "Model":
-            extra["family"] = short[:2]
+            extra["family"] = short[:2]         # often another entity's name too (`RA`)
+            extra["family_key"] = compact_key(short[:2])
         if rng.random() < 0.1:
             extra["ambiguous"] = True
         g.add_node(_entity(label, eid, rng.choice(aliases), aliases, len(mention_papers[eid]),

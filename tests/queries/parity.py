@@ -43,6 +43,7 @@ def cases(graph: KnowledgeGraph, seed: int, per_query: int = 12) -> list[tuple[s
     aliases = sorted({a for n in graph.nodes.values() for a in n.props.get("aliases", [])})
     collections = sorted(n.props["name"] for n in graph.nodes.values() if n.label == "Collection")
     keys = sorted({k for n in graph.nodes.values() for k in n.props.get("keys", [])})
+    families = sorted({n.props["family"] for n in graph.nodes.values() if n.props.get("family")})
     paper_ids = sorted({i for n in graph.nodes.values() if n.label == "Paper" for i in n.props["ids"]})
 
     by_label: dict[str, list[str]] = {}
@@ -57,6 +58,10 @@ def cases(graph: KnowledgeGraph, seed: int, per_query: int = 12) -> list[tuple[s
         if not pool or rng.random() < 0.2:
             pool = aliases
         return _variants(rng.choice(pool), rng)
+
+    def family() -> str:
+        """A family's name, typed differently: usually no entity's name."""
+        return _variants(rng.choice(families or ["no such family"]), rng)
 
     def maybe_type() -> str | None:
         return rng.choice([None, None, *ENTITY_LABELS])
@@ -90,6 +95,7 @@ def cases(graph: KnowledgeGraph, seed: int, per_query: int = 12) -> list[tuple[s
                              "since": rng.choice([None, None, *years, (years or [2000])[0] - 1, 9999]),
                              "min_papers": rng.choice([None, 1, 1, 2, 3])},
         "top_entities": lambda: {"type": rng.choice(ENTITY_LABELS), "limit": limit()},
+        "family": lambda: {"name": family() if rng.random() < 0.4 else name("Model"), **page()},
         "cooccurring": lambda: {"name": name(), "type": maybe_type(), "limit": limit()},
         "introduced_in": lambda: {"collection": rng.choice([*collections, "Nowhere"]), "limit": limit()},
         "shortest_path": lambda: {"from": name(), "to": name()},

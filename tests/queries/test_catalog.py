@@ -14,7 +14,7 @@ from paperkg.queries.params import PARAM_TYPES
 
 NAMES = {"entity_search", "entity", "neighbors", "papers_mentioning", "papers_with_all", "evaluated_on",
          "benchmarks_of", "compared_with", "top_entities", "cooccurring", "introduced_in", "shortest_path",
-         "paper", "timeline", "trending"}
+         "paper", "timeline", "trending", "family"}
 SIGNATURES = {   # (required, optional) parameter names, as issue 5 gives them
     "entity_search": ({"q"}, {"type", "limit", "offset"}),   # offset: for the API's paging
     "entity": ({"name"}, set()),
@@ -25,6 +25,7 @@ SIGNATURES = {   # (required, optional) parameter names, as issue 5 gives them
     "benchmarks_of": ({"name"}, {"limit", "offset", "min_confidence"}),
     "compared_with": ({"name"}, {"limit", "offset", "min_confidence"}),
     "top_entities": ({"type"}, {"limit"}),
+    "family": ({"name"}, {"limit", "offset"}),
     "cooccurring": ({"name"}, {"type", "limit"}),
     "introduced_in": ({"collection"}, {"limit"}),
     "shortest_path": ({"from", "to"}, set()),
@@ -104,13 +105,17 @@ def test_names_and_ids_are_looked_up_through_the_fulltext_indexes(name: str) -> 
     query = load_catalog()[name]
     code = re.sub(r"//[^\n]*", "", query.cypher)
     found = [(m.group(1), m.group(2), m.group(4)) for m in FULLTEXT_LOOKUP.finditer(code)]
-    entity_params = sorted(p.name for p in query.params if p.type in ("entity", "entities"))
-    assert sorted(n for index, n, prop in found if (index, prop) == ("paperkg_entity_keys", "keys")) \
-        == entity_params
+    entity_params = [p.name for p in query.params if p.type in ("entity", "entities")]
+    search_params = [p.name for p in query.params if p.type == "search"]
+    exact = [n for index, n, prop in found if (index, prop) == ("paperkg_entity_keys", "keys")]
     assert [n for index, n, prop in found if (index, prop) == ("paperkg_paper_ids", "ids")] \
         == [p.name for p in query.params if p.type == "paper"]
     searches = [m.group(1) for m in SEARCH_LOOKUP.finditer(code)]
-    assert searches == [p.name for p in query.params if p.type == "search"]
+    # A `search` parameter is a substring (CONTAINS decides), or a name that need not be an entity's,
+    # looked up exactly through its wildcard query (`family`: `$name_key IN e.keys` decides); an
+    # entity parameter is always looked up exactly. Each parameter once.
+    assert sorted(exact + searches) == sorted(entity_params + search_params)
+    assert not set(searches) & set(entity_params)
     assert len(found) + len(searches) == code.count("CALL ")
     schema = resources.files("paperkg.graph").joinpath("schema.cypher").read_text()
     for index, _, _ in found:

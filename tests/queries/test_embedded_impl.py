@@ -45,6 +45,9 @@ def step(i: int, via: str | None, eid: str, etype: str, name: str) -> dict[str, 
 GRPO_ALIASES = ["GRPO", "Group Relative Policy Optimization"]
 PPO_ALIASES = ["PPO", "Proximal Policy Optimization"]
 
+QWEN_ROW = {"id": QWEN, "name": "Qwen3-8B", "family": "Qwen", "papers": 2, "first_year": None,
+            "last_year": None}
+
 CASES: list[tuple[str, dict[str, Any], list[dict[str, Any]]]] = [
     # entity_search: substring of any alias key, case/dash/space-insensitive; papers desc, name, id
     ("entity_search", {"q": "Policy-Opt"}, [
@@ -186,6 +189,12 @@ CASES: list[tuple[str, dict[str, Any], list[dict[str, Any]]]] = [
         ent(GRPO, "GRPO", "Method", 3, introduced=1), ent(PPO, "PPO", "Method", 2, introduced=0),
         ent(DIFFPRIV, "differential privacy", "Method", 1, introduced=1)]),
     ("top_entities", {"type": "METRIC"}, [ent(ACC, "accuracy", "Metric", 3, introduced=0)]),
+    # family: by the family's name or any of its models' names, exactly (no substring)
+    ("family", {"name": "qwen"}, [QWEN_ROW]),
+    ("family", {"name": "QWEN 3-8b"}, [QWEN_ROW]),
+    ("family", {"name": "Qwen", "offset": 1}, []),
+    ("family", {"name": "Qwe"}, []),
+    ("family", {"name": "GRPO"}, []),           # names a method: no family
     # cooccurring: papers desc, then name (upper case sorts before lower case, as in Neo4j)
     ("cooccurring", {"name": "GRPO"}, [
         {"entity": GRPO, **ent(ACC, "accuracy", "Metric", 3)},
@@ -358,5 +367,48 @@ def test_a_view_of_a_store_rebuilt_after_its_index_is_refused(seed_store_path: P
             tx.derive()
         with pytest.raises(StoreUnavailableError, match="rebuilt after its graph was loaded"):
             store.networkx()
+    finally:
+        store.close()
+
+
+FAMILY_PAPERS = [
+    ("f1", "Qwen3-8B beats GPT-4o.", [("Qwen3-8B", "Model", False), ("GPT-4o", "Model", False)], [], []),
+    ("f2", "Qwen3-8B and Qwen2.5-7B.", [("Qwen3-8B", "Model", False), ("Qwen2.5-7B", "Model", False)],
+     [], []),
+]
+
+
+def test_family_on_a_built_store(tmp_path: Path) -> None:
+    """The builder stores each model's `family_key`, the incremental derivation too: a family is
+    found by its own name or a model's, and a model a later build adds joins it."""
+    from paperkg.graph.embedded import EmbeddedStore
+    from tests.api.conftest import corpus_of
+    from tests.stores import add_entry, write_corpus
+
+    def row(name: str, family: str, papers: int) -> dict[str, Any]:
+        return {"id": f"model:{name.lower()}", "name": name, "family": family, "papers": papers,
+                "first_year": 2025, "last_year": 2025}
+
+    store = write_corpus(tmp_path, corpus_of(FAMILY_PAPERS))
+    try:
+        qwen = [row("Qwen3-8B", "Qwen", 2), row("Qwen2.5-7B", "Qwen", 1)]
+        assert run_named(store, "family", {"name": "QWEN"}) == qwen
+        assert run_named(store, "family", {"name": "qwen2.5 7b"}) == qwen
+        assert run_named(store, "family", {"name": "Qwen", "limit": 1, "offset": 1}) == qwen[1:]
+        assert run_named(store, "family", {"name": "gpt-4o"}) == [row("GPT-4o", "GPT", 1)]
+        assert run_named(store, "family", {"name": "Qwen3"}) == []     # neither a family nor a model
+    finally:
+        store.close()
+    state = BuildState(tmp_path)
+    try:
+        with state.transaction() as tx:
+            for entry in corpus_of([("f3", "Qwen2-72B.", [("Qwen2-72B", "Model", False)], [], [])]):
+                add_entry(tx, entry)
+            tx.derive()
+    finally:
+        state.close()
+    store = EmbeddedStore(tmp_path)
+    try:
+        assert run_named(store, "family", {"name": "Qwen"}) == [qwen[0], row("Qwen2-72B", "Qwen", 1), qwen[1]]
     finally:
         store.close()
