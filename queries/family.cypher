@@ -7,8 +7,8 @@
 // mention, so `name` is a `search` parameter, not an `entity` one: an unknown family is no error,
 // just no rows. The families named are `name` itself (as a key: `llama` finds `LLaMA`) and the
 // family of every model one of whose names `name` is (`Qwen2.5-7B` names the Qwen family); that
-// model is found through the full-text index over `keys` (`$name_query` narrows, `$name_key IN
-// e.keys` decides, as in entity.cypher). The family's models are then an equality seek on the range
+// model is found through the full-text index over `keys` (`$name_query`, the search parameter's
+// wildcard query `*<key>*`, narrows; `$name_key IN e.keys` decides, as in entity.cypher). The family's models are then an equality seek on the range
 // index over `family_key` (graph/schema.cypher), never a scan of every model.
 CALL db.index.fulltext.queryNodes('paperkg_entity_keys', $name_query) YIELD node AS e
 WHERE $name_key IN e.keys AND e:Model
