@@ -45,5 +45,5 @@ def test_representations_are_rebuilt_byte_for_byte(tmp_path: Path) -> None:
         runs.append({p.name: p.read_bytes() for p in sorted(out.iterdir())})
     assert runs[0] == runs[1]
     assert set(runs[0]) == {"clusters.tsv", "lexicon.tsv", "unlabelled.jsonl.gz"}
-    assert representations.load_lexicon(tmp_path / "run1") == {"bleu": "Metric", "image classification": "Task",
-                                                             "imagenet": "Data"}
+    lexicon = representations.load_lexicon(tmp_path / "run1")
+    assert lexicon == {"bleu": "Metric", "image classification": "Task", "imagenet": "Data"}
