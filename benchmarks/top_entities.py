@@ -1,6 +1,7 @@
-"""Real-corpus check of issue 9 item 4: build the 2,500 real arXiv abstracts into a fresh store and list
-the 50 most-mentioned entities of each type; none may be a size, number, dimension, version, hardware,
-vendor or platform name, or hold a line break.
+"""Real-corpus check (issues 9.4 and 26.7): build the 2,500 real arXiv abstracts into a fresh store and list
+the 50 most-mentioned entities of each type; none may be a size, number, dimension, version, ratio,
+fragment of a versioned name (`4o`), subscripted symbol, hardware, vendor or platform name, or hold a
+line break, and no two of one list may be the singular and plural of one name.
 
     python benchmarks/top_entities.py [--input FILE] [--limit 50] [--mode default]
 
@@ -24,11 +25,19 @@ TYPES = ("Method", "Model", "Dataset", "Benchmark", "Metric", "Task")
 BANNED = {"7B", "8B", "3D", "2D", "GPU", "GPUs", "CPU", "CPUs", "TPU", "AMD", "NVIDIA", "Intel", "PET",
           "YouTube", "E2E", "AI-generated", "KGs", "KG", "LLM-generated", "AI-assisted", "KV", "MRI",
           "LiDAR", "EEG"}
-SHAPE = re.compile(r"^(?:[\d.\s-]+[KMBT]?|\d[Dd]|[vV]\d+(?:\.\d+)*|\d+\s*x\s*\d+|[\d.]+%)$")
+SHAPE = re.compile(r"^(?:[\d.\s-]+[KMBT]?|\d[Dd]|[vV]\d+(?:\.\d+)*|\d+\s*x\s*\d+|[\d.]+%|[\d.]+\s*[x×]"
+                   r"|\d+[a-z]{1,2}|[A-Za-z]_\{?[\d.]+\}?)$")
 
 
 def offender(name: str) -> bool:
     return name in BANNED or bool(SHAPE.match(name)) or "\n" in name or "\r" in name
+
+
+def plural_pairs(names: list[str]) -> list[str]:
+    """Names of one list that are another's plural (`attention mechanisms`, `VAEs`, `success rates`)."""
+    lower = {n.lower() for n in names}
+    return [n for n in names if n.lower().endswith("s") and (n.lower()[:-1] in lower
+                                                              or n.lower()[:-3] + "y" in lower)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -52,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
             names = [r["name"] for r in rows]
             print(f"{etype} ({len(names)}): " + ", ".join(names))
             bad += [(etype, n) for n in names if offender(n)]
+            bad += [(etype, f"{n} (a plural of another name listed)") for n in plural_pairs(names)]
     print(f"offenders: {bad or 'none'}")
     return 1 if bad else 0
 

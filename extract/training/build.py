@@ -1,8 +1,8 @@
-"""Rebuild every shipped model of the default pipeline from `../shared` data, deterministically.
+"""Rebuild every shipped model of the default pipeline from the repository's data, deterministically.
 
-    python -m paperkg.extract.training [--shared ../shared] [--out extract/model]
+    python -m paperkg.extract.training [--gold DIR] [--out extract/model]
 
-Trains, on all training gold (gold/train.jsonl + gold/arxiv_train.jsonl, never the dev sets):
+Trains, on all training gold (the 5,460 abstracts of `training/gold/*train*.jsonl`, never the dev sets):
 - the mention scorer (`mentions.json`, `extract/mention_scorer.py`), with the outside name lists of
   `data/external/gazetteer_combined` as a lexicon feature (distant supervision);
 - the relation scorer (`relations.json`, `extract/relation_scorer.py`) over the mentions the scorer finds;
@@ -38,7 +38,8 @@ class Settings:
     epochs: int = 8
     l2: float = 1e-5
     lr: float = 0.2
-    threshold: float = 0.45
+    min_count: int = 2
+    threshold: float = 0.4
     name_threshold: float = 0.1
     rel_epochs: int = 10
     rel_min_probability: float = 0.6
@@ -84,7 +85,8 @@ def train_models(docs, records: list[dict], settings: Settings, lexicon: dict[st
                  unlabelled: dict | None = None):
     """(mention model, relation model) trained on docs that went through the rule components."""
     mentions = T.train(docs, records, epochs=settings.epochs, l2=settings.l2, lr=settings.lr,
-                       seed=settings.seed, lexicon=lexicon, typer=settings.typer, **(unlabelled or {}))
+                       seed=settings.seed, min_count=settings.min_count, lexicon=lexicon,
+                       typer=settings.typer, **(unlabelled or {}))
     T.mark(docs, mentions, settings.threshold, settings.name_threshold)
     relations = T.train_relations(docs, records, epochs=settings.rel_epochs, seed=settings.seed,
                                   heads=settings.heads, decide=settings.rel_decide,
@@ -128,6 +130,8 @@ def out_of_fold(docs, records: list[dict], settings: Settings, lexicon, unlabell
 
 def train_all(records: list[dict], out_dir: Path, settings: Settings, calibrate: bool = False) -> dict:
     """Train every learned part on `records` and write it into `out_dir`."""
+    from paperkg.extract.training import cv
+
     started = time.time()
     out_dir.mkdir(parents=True, exist_ok=True)
     lexicon = T.external_lexicon() if settings.lexicon else None
@@ -149,7 +153,7 @@ def train_all(records: list[dict], out_dir: Path, settings: Settings, calibrate:
         relations.calibration["relation"] = calibration["relation"]
     mentions.to_disk(out_dir / M.FILE_NAME)
     relations.to_disk(out_dir / R.FILE_NAME)
-    meta.update({"trained_on": ["gold/train.jsonl", "gold/arxiv_train.jsonl"], "abstracts": len(records),
+    meta.update({"trained_on": [name for name, _ in cv.TRAINING_FILES], "abstracts": len(records),
                  "mention_features": len(mentions.weights), "relation_features": len(relations.weights),
                  "lexicon_names": len(lexicon or {}), "cluster_words": len(unlabelled["clusters"] or {}),
                  "self_train_abstracts": settings.self_train,

@@ -275,7 +275,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--l2", type=float, default=1e-5)
     parser.add_argument("--lr", type=float, default=0.2)
-    parser.add_argument("--min-count", type=int, default=1)
+    parser.add_argument("--min-count", type=int, default=2)
     parser.add_argument("--threshold", default="0.45", help="mention thresholds to compare (comma list)")
     parser.add_argument("--thresholds", default="0.3,0.4,0.5", help="name-source thresholds to compare")
     parser.add_argument("--no-lexicon", action="store_true")
