@@ -75,6 +75,11 @@ class ClusterUnavailableError(PaperkgError):
     extractor than this process."""
 
 
+class WorkersLostError(ClusterUnavailableError):
+    """The local extraction worker processes of a `--jobs` build kept dying (killed, out of memory)
+    on the same batch, so the build stopped instead of retrying for ever."""
+
+
 class QueryTimeoutError(StoreUnavailableError):
     """A catalog query stopped by the server's transaction timeout: the parameters were valid, the
     server could not answer in time (busy, or a question too broad). Not the user's input, so the
