@@ -9,9 +9,14 @@ Nothing is downloaded at run time: the gazetteer and the trained NER ship inside
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import logging
 import multiprocessing
+import os
 import re
+import signal
+import sys
 import warnings
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -172,10 +177,23 @@ def _merge(paper_id: str, text: str, parts: list[Extraction]) -> Extraction:
 Piece = tuple[str, tuple[str, int, int]]  # (text, (paper_id, offset, number of pieces))
 
 _WORKER: dict = {}
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
 
-def _init_worker(mode: str, paths: dict[str, str | None]) -> None:
+def _init_worker(mode: str, paths: dict[str, str | None], parent: int) -> None:
+    _die_with(parent)
     _WORKER["nlp"] = build_nlp(mode, **paths)
+
+
+def _die_with(parent: int) -> None:
+    """End this worker when the build process `parent` dies: a killed build would otherwise leave its
+    workers waiting for work for ever, each holding a loaded pipeline (Linux; elsewhere a no-op)."""
+    if not sys.platform.startswith("linux"):
+        return
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:      # it died before prctl took effect
+        os._exit(1)
 
 
 def run_batch(nlp: Language, batch: list[Piece]) -> list[tuple[Extraction, tuple[str, int, int]]]:
@@ -277,7 +295,7 @@ class Extractor:
 
         def new_pool() -> ProcessPoolExecutor:
             return ProcessPoolExecutor(self.n_process, mp_context=ctx, initializer=_init_worker,
-                                       initargs=(self.mode, paths))
+                                       initargs=(self.mode, paths, os.getpid()))
 
         pool = new_pool()
         # [batch, its future, how many pools it has been given to]

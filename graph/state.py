@@ -24,11 +24,13 @@ from __future__ import annotations
 import contextlib
 import errno
 import json
+import os
 import shutil
 import socket
 import sqlite3
 import threading
 import uuid
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict
 from pathlib import Path
@@ -64,6 +66,9 @@ SCHEMA_VERSION = 5
 DB_FILE = "state.sqlite"
 # The store format before this one: a pickle, which this version never opens (loading one runs code).
 LEGACY_FILE = "graph.pickle"
+# The pid of the build holding the write lock, beside the database. SQLite's lock goes with its
+# holder, so a killed build never blocks the next one; this file is what lets the next one say so.
+OWNER_FILE = "build.owner"
 # How often a waiting build retries the write lock (it prints its message once).
 _LOCK_POLL_MS = 200
 # Papers a build derives (and checks for extraction) at a time: a batch's extractions and rows are
@@ -453,6 +458,8 @@ class BuildState:
                     if not waited and on_wait is not None:
                         on_wait()
                     waited = True
+            owner = self.path / OWNER_FILE
+            self._take_over(owner)
             try:
                 writer = StateWriter(self._db, self.path)
                 yield writer
@@ -464,10 +471,26 @@ class BuildState:
                 if isinstance(err, _WRITE_DAMAGE):
                     raise store_error(err, self.path) from err
                 raise
+            finally:
+                with contextlib.suppress(OSError):
+                    owner.unlink()
             # The log would keep the size of the biggest build's writes; a killed build's frames
             # are dropped by SQLite on the next open and their space given back here.
             with contextlib.suppress(sqlite3.Error):
                 self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+    def _take_over(self, owner: Path) -> None:
+        """Record this process as the lock's holder, saying so when a previous holder died with it
+        (its file is still there although its lock is gone): its changes were rolled back."""
+        with contextlib.suppress(OSError, ValueError):
+            previous = owner.read_text().strip()
+            if previous and int(previous) != os.getpid():
+                warnings.warn(f"the build of {self.path} by process {previous} stopped before it "
+                              "finished (killed?); its changes were dropped and this build takes over "
+                              "the store", stacklevel=4)
+        with contextlib.suppress(OSError):
+            owner.write_text(f"{os.getpid()}\n")
 
 
 class StateWriter:

@@ -125,3 +125,32 @@ def test_a_batch_that_keeps_killing_workers_stops_the_build_in_seconds(tmp_path:
                           capture_output=True, text=True, env=_env(), timeout=240)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["stats"]["nodes"]["Paper"] == 20
+
+
+def test_a_killed_build_leaves_no_workers_and_the_next_build_takes_over(tmp_path: Path) -> None:
+    """The build process itself killed mid-extraction: its workers go with it (instead of waiting
+    for work for ever, a pipeline each), and the next build takes the store over, saying so."""
+    corpus = _corpus(tmp_path / "in.jsonl", N)
+    store = tmp_path / "store"
+    build = subprocess.Popen(_cmd("build", str(corpus), "--mode", "rules", "--jobs", "2", "--store",
+                                  str(store)),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(),
+                             start_new_session=True)
+    workers: list[psutil.Process] = []
+    try:
+        workers = _workers(psutil.Process(build.pid), timeout=120)
+        build.send_signal(signal.SIGKILL)
+        build.wait()
+        _, alive = psutil.wait_procs(workers, timeout=10)
+        assert not alive, "the killed build's workers are still running"
+    finally:
+        for worker in workers:
+            if worker.is_running():
+                worker.kill()
+        _stop(build)
+    done = subprocess.run(_cmd("build", str(corpus), "--mode", "rules", "--store", str(store), "--json"),
+                          capture_output=True, text=True, env=_env(), timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert f"by process {build.pid} stopped before it finished" in done.stderr
+    assert "waiting for another build" not in done.stderr
+    assert json.loads(done.stdout)["stats"]["nodes"]["Paper"] == N
