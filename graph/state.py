@@ -195,6 +195,29 @@ _DAMAGE = (sqlite3.Error, ValueError, KeyError, TypeError)
 _WRITE_DAMAGE = (sqlite3.Error, json.JSONDecodeError)
 
 
+def read_only_uri(db_file: Path) -> str:
+    """The URI that opens `db_file` for reading only. SQLite reads a WAL database through its
+    `-shm` index, which it must be able to create; in a directory nobody can write (a read-only
+    mount, another user's store) with no `-wal` left, no process can be writing the database, so
+    it is opened `immutable` (no locks, no index). Where a `-wal` exists, a writer may be at work
+    and `mode=ro` reads through its index."""
+    if not os.access(db_file.parent, os.W_OK) and not _wal_bytes(db_file):
+        return _immutable_uri(db_file)
+    return f"{db_file.resolve().as_uri()}?mode=ro"
+
+
+def _immutable_uri(db_file: Path) -> str:
+    return f"{db_file.resolve().as_uri()}?immutable=1"
+
+
+def _wal_bytes(db_file: Path) -> int:
+    """Bytes in the database's write-ahead log (0 when there is none)."""
+    try:
+        return db_file.with_name(db_file.name + "-wal").stat().st_size
+    except FileNotFoundError:
+        return 0
+
+
 def read_generation(db: sqlite3.Connection) -> str | None:
     """The generation a connection's current view of the state holds (`BuildState.generation`)."""
     row = db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
@@ -241,7 +264,11 @@ def rebuild_hint(path: Path) -> str:
 class BuildState:
     """The SQLite database of one store directory. Readers and the one writer each open their own."""
 
-    def __init__(self, path: Path, *, create: bool = False) -> None:
+    def __init__(self, path: Path, *, create: bool = False, read_only: bool = False) -> None:
+        """Open (with `create`, make) the store at `path`. `read_only` is for processes that only
+        read (queries, exports, a server): they open the database read-only, so a store on a
+        read-only mount, another user's store or one on a full disk still answers. A store whose
+        schema needs migrating is opened for writing all the same, once, to migrate it."""
         self.path = Path(path)
         if self.path.exists() and not self.path.is_dir():
             raise BadInputError(f"store path {self.path} is a file, not a directory",
@@ -261,19 +288,49 @@ class BuildState:
                 for leftover in self.path.glob(_LEGACY_TEMP_GLOB):
                     leftover.unlink()
             self._lock = threading.Lock()
-            # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE ... COMMIT), never
-            # opened behind our back by the module.
-            self._db = sqlite3.connect(db, isolation_level=None, check_same_thread=False,
-                                       timeout=_LOCK_POLL_MS / 1000)
+            self.read_only = read_only and not create
+            self._read_uri = read_only_uri(db)
+            if self.read_only:
+                try:
+                    self._db = self._connect(self._read_uri, uri=True)
+                    version = self._db.execute("PRAGMA user_version").fetchone()[0]
+                except sqlite3.OperationalError:
+                    # A full disk: SQLite cannot size the `-shm` index it needs for `mode=ro`. With
+                    # no log to read, nobody is writing (nobody can), and the file alone is the store.
+                    if _wal_bytes(db) or "immutable" in self._read_uri:
+                        raise
+                    self._read_uri = _immutable_uri(db)
+                    self._db = self._connect(self._read_uri, uri=True)
+                    version = self._db.execute("PRAGMA user_version").fetchone()[0]
+                if version == SCHEMA_VERSION:
+                    return
+                self._db.close()            # a migration writes
+                self.read_only = False
+            if not (os.access(self.path, os.W_OK) and (not db.exists() or os.access(db, os.W_OK))):
+                # SQLite would open it all the same and fail at the first write, after the input
+                # was read: say it now
+                raise StoreNotWritableError(
+                    f"cannot write the store {self.path}: it is read-only (permissions, or a "
+                    "read-only file system)",
+                    "check the directory's permissions, or give --store a writable directory")
+            self._db = self._connect(db)
             _until_free(lambda: self._db.execute("PRAGMA journal_mode = WAL"))
             self._db.execute("PRAGMA synchronous = NORMAL")
-            # SQLite's default page cache is 2 MB; a build's lookups over a store of 100k papers
-            # (GBs) would go to the OS for nearly every page.
-            self._db.execute(f"PRAGMA cache_size = -{_CACHE_KIB}")
-            self._db.create_function("paperkg_compact_key", 1, compact_key, deterministic=True)
             self._check_schema()
         except (sqlite3.Error, OSError) as err:
             raise store_error(err, self.path) from err
+
+    @staticmethod
+    def _connect(target: str | Path, uri: bool = False) -> sqlite3.Connection:
+        # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE ... COMMIT), never
+        # opened behind our back by the module.
+        db = sqlite3.connect(target, uri=uri, isolation_level=None, check_same_thread=False,
+                             timeout=_LOCK_POLL_MS / 1000)
+        # SQLite's default page cache is 2 MB; a build's lookups over a store of 100k papers
+        # (GBs) would go to the OS for nearly every page.
+        db.execute(f"PRAGMA cache_size = -{_CACHE_KIB}")
+        db.create_function("paperkg_compact_key", 1, compact_key, deterministic=True)
+        return db
 
     def _check_schema(self) -> None:
         """Create the schema in a new database, or migrate an older one. Two first builds of one
@@ -401,7 +458,7 @@ class BuildState:
         a minute at 1M abstracts) that must not hold up the short reads other threads make through
         `snapshot` meanwhile (every request asks `generation`). Damage met while reading is named."""
         try:
-            db = sqlite3.connect(f"{(self.path / DB_FILE).resolve().as_uri()}?mode=ro", uri=True,
+            db = sqlite3.connect(self._read_uri, uri=True,
                                  isolation_level=None, check_same_thread=False)
             try:
                 db.execute("BEGIN")
