@@ -166,6 +166,9 @@ class EmbeddedStore:
             return None
         return (inode, self.state.generation())
 
+    def entity_name(self, entity_id: str) -> str | None:
+        return self.state.entity_name(entity_id)
+
     def graph(self) -> KnowledgeGraph:
         """The whole graph, abstracts and relation evidence included (exports, tests)."""
         if self._graph is None:

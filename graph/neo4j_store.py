@@ -1265,6 +1265,13 @@ class Neo4jStore:
     def stats(self) -> dict[str, dict[str, int]]:
         return self._read(self._count_all, "counting the graph")
 
+    def entity_name(self, entity_id: str) -> str | None:
+        def work(tx: neo4j.ManagedTransaction) -> str | None:
+            record = tx.run(statement("entity_name"), id=entity_id).single()
+            return None if record is None else record["name"]
+
+        return self._read(work, "looking up an entity")
+
     def export(self) -> KnowledgeGraph:
         """The stored graph as the `KnowledgeGraph` that was saved (Papers' `caption` dropped), nodes
         in key order and edges in id order like a fresh build."""

@@ -57,7 +57,7 @@ from paperkg.graph.errors import (
     StoreNotWritableError,
     StoreUnavailableError,
 )
-from paperkg.graph.model import EDGE_TYPES, NODE_LABELS, KnowledgeGraph, node_key
+from paperkg.graph.model import EDGE_TYPES, ENTITY_LABELS, NODE_LABELS, KnowledgeGraph, node_key
 from paperkg.graph.normalize import compact_key
 from paperkg.graph.records import Extraction, PaperInput
 from paperkg.graph.store import GraphDelta, empty_stats
@@ -481,6 +481,13 @@ class BuildState:
             row = self._db.execute("SELECT text FROM nodes WHERE key = ?",
                                    (node_key("Paper", paper_id),)).fetchone()
         return row[0] if row else None
+
+    def entity_name(self, entity_id: str) -> str | None:
+        """The name of the entity with id `entity_id` in the last committed build (None: none)."""
+        with self.snapshot() as db:
+            row = db.execute("SELECT label, json_extract(props, '$.name') FROM nodes WHERE key = ?",
+                             (entity_id,)).fetchone()
+        return row[1] if row is not None and row[0] in ENTITY_LABELS else None
 
     def paper_details(self, paper_key: str) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         """A paper node's props (its abstract aside) and its MENTIONS edges' props by entity key, in
