@@ -29,6 +29,7 @@ import shutil
 import socket
 import sqlite3
 import threading
+import time
 import uuid
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -88,6 +89,10 @@ QUICK_CHECK_MAX_BYTES = 256 * 2**20
 # for beyond its estimate (the WAL holds a second copy of what it writes until the checkpoint).
 _BYTES_PER_PAPER = 40_000
 _ROOM_FACTOR = 2
+# How long a build waits, after committing, for readers to let go of the log so that it can empty
+# it (`BuildState._checkpoint`), and the size SQLite trims the log to when it starts it over.
+CHECKPOINT_WAIT_S = 10.0
+_WAL_LIMIT_BYTES = 64 * 2**20
 # Temporary files of the pickle stores (killed saves left them): a build removes them.
 _LEGACY_TEMP_GLOB = ".graph-*.tmp"
 
@@ -316,6 +321,7 @@ class BuildState:
             self._db = self._connect(db)
             _until_free(lambda: self._db.execute("PRAGMA journal_mode = WAL"))
             self._db.execute("PRAGMA synchronous = NORMAL")
+            self._db.execute(f"PRAGMA journal_size_limit = {_WAL_LIMIT_BYTES}")
             self._check_schema()
         except (sqlite3.Error, OSError) as err:
             raise store_error(err, self.path) from err
@@ -555,8 +561,24 @@ class BuildState:
                     owner.unlink()
             # The log would keep the size of the biggest build's writes; a killed build's frames
             # are dropped by SQLite on the next open and their space given back here.
-            with contextlib.suppress(sqlite3.Error):
-                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._checkpoint()
+
+    def _checkpoint(self) -> None:
+        """Copy the committed build into the database file and empty the log. A reader in the
+        middle of a read (a server answering, or loading the new build) keeps the log in use, and
+        SQLite then gives up on the first try: the log stayed as large as the build's writes until
+        the next build. So it is tried again until the readers let go, for up to CHECKPOINT_WAIT_S;
+        after that the next build's checkpoint does it (and `journal_size_limit` trims the log
+        when SQLite starts it over)."""
+        deadline = time.monotonic() + CHECKPOINT_WAIT_S
+        while True:
+            try:
+                busy = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+            except sqlite3.Error:
+                return
+            if not busy or time.monotonic() > deadline:
+                return
+            time.sleep(0.1)
 
 
     def _take_over(self, owner: Path) -> None:
