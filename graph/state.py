@@ -25,6 +25,7 @@ import contextlib
 import errno
 import json
 import os
+import re
 import shutil
 import socket
 import sqlite3
@@ -198,6 +199,41 @@ def _reason(err: BaseException) -> str:
 # JSON only (the rest of what runs inside it is the build's own code).
 _DAMAGE = (sqlite3.Error, ValueError, KeyError, TypeError)
 _WRITE_DAMAGE = (sqlite3.Error, json.JSONDecodeError)
+
+
+# The JSON columns, as (table, key column, column). The derived ones `paperkg repair` makes again
+# from the stored records and extractions; damage to the source ones only a rebuild from the input
+# can mend.
+DERIVED_JSON: tuple[tuple[str, str, str], ...] = (
+    ("nodes", "key", "props"), ("edges", "id", "props"), ("edges", "id", "lean"),
+    ("contrib", "paper", "data"), ("short_key", "key", "targets"), ("clusters", "cluster", "spellings"))
+SOURCE_JSON: tuple[tuple[str, str, str], ...] = (("records", "id", "meta"), ("papers", "key", "extraction"))
+# Every table `paperkg repair` empties and derives again (all but the records, extractions, meta).
+DERIVED_TABLES: tuple[str, ...] = ("nodes", "edges", "pending_derive",
+                                   *re.findall(r"CREATE TABLE (\w+)", DERIVE_SCHEMA))
+# Damaged rows named in one message (a count would not say which to look at).
+MAX_NAMED_ROWS = 10
+
+
+def damaged_rows(db: sqlite3.Connection, tables: Sequence[str] = (), limit: int = MAX_NAMED_ROWS
+                 ) -> tuple[list[str], list[str]]:
+    """(derived, source): the rows of `tables` (default all) whose JSON does not parse, as
+    `nodes.props of 'method:grpo'`, at most `limit` of each kind. SQLite parses them (`json_valid`),
+    at about the speed it reads the pages."""
+    found: tuple[list[str], list[str]] = ([], [])
+    for kind, columns in enumerate((DERIVED_JSON, SOURCE_JSON)):
+        for table, key, column in columns:
+            if tables and table not in tables:
+                continue
+            for (name,) in db.execute(f"SELECT {key} FROM {table} WHERE {column} IS NOT NULL "
+                                      f"AND NOT json_valid({column}) LIMIT ?", (limit,)):
+                found[kind].append(f"{table}.{column} of {name!r}")
+    return found
+
+
+def repair_hint(path: Path) -> str:
+    return (f"repair it with `paperkg repair --store {path}`, which derives the graph again from the "
+            "stored extractions")
 
 
 def read_only_uri(db_file: Path) -> str:
@@ -392,8 +428,9 @@ class BuildState:
 
     def verify(self, tables: Sequence[str] = ()) -> None:
         """`PRAGMA quick_check`: every page and index entry of the database, or of `tables` and
-        their indexes, is readable and consistent (not that every JSON row parses: reading one that
-        does not names the damage too). What loads a big store whole checks the tables it loads:
+        their indexes, is readable and consistent, and every JSON row of them parses (SQLite's
+        `json_valid`: one truncated `nodes.props` row made every query fail while builds
+        committed on top of it). What loads a big store whole checks the tables it loads:
         the extractions and aggregates (most of a store's pages) only a build reads. The check reads
         on a connection of its own, so it holds up no other thread's reads (a load checks its tables
         while it reads them: `graph.embedded.EmbeddedStore`)."""
@@ -401,9 +438,16 @@ class BuildState:
             problems = [row[0] for table in tables or (None,) for row in db.execute(
                 "PRAGMA quick_check(3)" if table is None else f"PRAGMA quick_check({table})")
                 if row[0] != "ok"]
+            if not problems:
+                derived, source = damaged_rows(db, tables)
         if problems:
             raise StoreCorruptError(f"the store {self.path} is damaged: {'; '.join(problems)}",
                                     rebuild_hint(self.path))
+        if derived or source:
+            raise StoreCorruptError(
+                f"the store {self.path} has damaged rows (JSON that does not parse): "
+                f"{', '.join((source + derived)[:MAX_NAMED_ROWS])}",
+                rebuild_hint(self.path) if source else repair_hint(self.path))
 
     def size(self) -> int:
         """Bytes of the database file and its write-ahead log."""
@@ -725,6 +769,18 @@ class StateWriter:
         delta.generation = self._new_generation() if self.changed else (self.base or "")
         self.dirty, self.removed = set(), set()
         return delta
+
+    def rederive_all(self) -> None:
+        """Empty every derived table and derive the graph again from the stored records and
+        extractions (`paperkg repair`): what a build of the same papers from nothing makes, with no
+        extraction. Papers never extracted stay for the next build to extract."""
+        for table in DERIVED_TABLES:
+            self._db.execute(f"DELETE FROM {table}")
+        self.dirty = {key for (key,) in self._db.execute(
+            "SELECT key FROM papers WHERE extraction IS NOT NULL")}
+        self.removed = set()
+        self.derive()
+        self.changed = True
 
     def _new_generation(self) -> str:
         if not hasattr(self, "_generation"):
