@@ -99,3 +99,22 @@ def test_no_raw_control_character_reaches_a_text_output(store, fmt):
     assert "red" in done.stdout
     assert not RAW_CONTROLS.search(done.stdout.replace("\r\n", "\n")), repr(done.stdout[:300])
     assert "\\x1b[31m" in done.stdout
+
+
+def test_a_store_holding_ids_that_differ_in_control_characters_exports_them_apart(tmp_path):
+    """A store built before readers refused such ids may hold `p1` and `p1<ESC>`: the GEXF export
+    writes the control character escaped instead of dropping it, so Gephi sees two papers."""
+    from tests.api.conftest import corpus_of
+    from tests.stores import write_corpus
+
+    text = "We train GRPO on GSM8K."
+    papers = [(pid, f"{text} Paper {n}.", [("GRPO", "Method", False)], [], [])
+              for n, pid in enumerate(["p1", "p1\u001b"])]
+    write_corpus(tmp_path / "store", corpus_of(papers)).close()
+    out = tmp_path / "g.gexf"
+    done = _run("export", "gexf", str(out), "--store", str(tmp_path / "store"))
+    assert done.returncode == 0, done.stderr
+    ids = re.findall(r'<node id="([^"]*)"', out.read_text())
+    assert "paper:p1" in ids and "paper:p1\\x1b" in ids
+    sources = re.findall(r'<edge id="[^"]*" source="([^"]*)"', out.read_text())
+    assert {"paper:p1", "paper:p1\\x1b"} <= set(sources)
