@@ -330,7 +330,6 @@ class Extractor:
                     msg = (f"an extraction worker process died (killed, or out of memory); its "
                            f"{len(lost)} batch(es) in flight go to new workers")
                     warnings.warn(msg, stacklevel=2)
-                    log.warning(msg)
                     pool = new_pool()
                     for batch, _, tries in lost:
                         submit(batch, tries + 1)
