@@ -99,3 +99,18 @@ def test_every_entity_id_of_a_real_build_resolves(arxiv: TestClient) -> None:
     dead = {eid: name for eid, name in ids.items()
             if arxiv.get(f"/entities/{quote(eid, safe='')}").status_code != 200}
     assert not dead
+
+
+def test_lossy_names_resolve_by_id_on_neo4j(neo4j_uri: str) -> None:
+    """The same graph saved into Neo4j: the id lookup there is the store's own (`entity_name`)."""
+    from paperkg.graph.build import build_graph
+    from paperkg.graph.neo4j_store import Neo4jStore
+
+    with Neo4jStore(neo4j_uri) as store:
+        store.save_graph(build_graph(corpus_of(_papers())))
+    with TestClient(create_app(Settings(neo4j_uri=neo4j_uri)), raise_server_exceptions=False) as client:
+        ids = {n: i for i, n in _ids(client).items()}
+        assert set(ids) >= {name for name, _ in NAMES}
+        for name, _ in NAMES:
+            assert _get(client, "/entities/{}", ids[name])["name"] == name
+            assert _get(client, "/entities/{}/papers", ids[name])["items"]
