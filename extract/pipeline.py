@@ -325,8 +325,9 @@ class Extractor:
                         raise WorkersLostError(
                             f"an extraction worker process died {tries} times while holding the "
                             f"same batch of abstracts (first paper {worst[0][1][0]!r})",
-                            "look for the OOM killer in `dmesg` or the system log; run the build again "
-                            "with fewer --jobs, or without the paper; the store was not changed") from err
+                            "look for the OOM killer in `dmesg` or the system log; run the build "
+                            "again with fewer --jobs, or without the paper; a build leaves its store "
+                            "as it was") from err
                     msg = (f"an extraction worker process died (killed, or out of memory); its "
                            f"{len(lost)} batch(es) in flight go to new workers")
                     warnings.warn(msg, stacklevel=2)

@@ -434,6 +434,8 @@ class BuildState:
         the extractions and aggregates (most of a store's pages) only a build reads. The check reads
         on a connection of its own, so it holds up no other thread's reads (a load checks its tables
         while it reads them: `graph.embedded.EmbeddedStore`)."""
+        derived: list[str] = []
+        source: list[str] = []
         with self.reader() as db:
             problems = [row[0] for table in tables or (None,) for row in db.execute(
                 "PRAGMA quick_check(3)" if table is None else f"PRAGMA quick_check({table})")
@@ -624,7 +626,6 @@ class BuildState:
                 return
             time.sleep(0.1)
 
-
     def _take_over(self, owner: Path) -> None:
         """Record this process as the lock's holder, saying so when a previous holder died with it
         (its file is still there although its lock is gone): its changes were rolled back."""
@@ -633,7 +634,7 @@ class BuildState:
             if previous and int(previous) != os.getpid():
                 warnings.warn(f"the build of {self.path} by process {previous} stopped before it "
                               "finished (killed?); its changes were dropped and this build takes over "
-                              "the store", stacklevel=4)
+                              "the store", stacklevel=2)
         with contextlib.suppress(OSError):
             owner.write_text(f"{os.getpid()}\n")
 
