@@ -116,3 +116,31 @@ def test_serve_answers_from_a_read_only_store(store, tmp_path):
     lines = done.stdout.splitlines()
     assert [line.split(" ", 1)[0] for line in lines] == ["200"] * 3, done.stdout + log[-2000:]
     assert json.loads(lines[1].split(" ", 1)[1])["nodes"]["Paper"] == 300
+
+
+def test_another_users_store_answers(store):
+    """Run as `nobody` on root's store (a directory nobody may write): reads answer, a build says
+    it cannot write. Needs a world-readable place and `setpriv`."""
+    import tempfile
+
+    if shutil.which("setpriv") is None or os.geteuid() != 0:
+        pytest.skip("needs root and setpriv(1) to run as another user")
+    place = Path(tempfile.mkdtemp(prefix="paperkg-other-"))
+    try:
+        place.chmod(0o755)
+        shutil.copytree(store, place / "store")
+        (place / "store").chmod(0o755)
+        nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-m",
+                  "paperkg.api.cli"]
+        read = subprocess.run([*nobody, "stats", "--json", "--store", str(place / "store")],
+                              capture_output=True, text=True, env=_env(), timeout=120, cwd=place)
+        if "Permission denied" in read.stderr and "python" in read.stderr:
+            pytest.skip("nobody cannot run this Python environment")
+        assert read.returncode == 0, read.stderr
+        assert json.loads(read.stdout)["nodes"]["Paper"] == 300
+        write = subprocess.run([*nobody, "build", str(ROOT / "examples" / "abstracts"), "--mode", "rules",
+                                "--store", str(place / "store")], capture_output=True, text=True,
+                               env=_env(), timeout=120, cwd=place)
+        assert write.returncode == 73 and "cannot write the store" in write.stderr, write.stderr
+    finally:
+        shutil.rmtree(place)
