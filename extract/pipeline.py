@@ -302,7 +302,12 @@ class Extractor:
         pending: deque[tuple[list[Piece], Future, int]] = deque()
 
         def submit(batch: list[Piece], tries: int) -> None:
-            pending.append((batch, pool.submit(_worker_batch, batch), tries))
+            try:
+                future = pool.submit(_worker_batch, batch)
+            except BrokenProcessPool as err:    # broke since the last result: handled in its turn
+                future = Future()
+                future.set_exception(err)
+            pending.append((batch, future, tries))
 
         def fill() -> None:
             while len(pending) < self.n_process * BATCHES_PER_WORKER:

@@ -5,6 +5,7 @@ not sit at 0 % CPU holding the store's write lock, and the next build of the sto
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -39,11 +40,24 @@ def _corpus(path: Path, n: int, start: int = 0) -> Path:
     return path
 
 
+def _children(build: psutil.Process) -> list[psutil.Process]:
+    """The build's extraction workers: forks of it (same command line), not helpers such as
+    multiprocessing's resource tracker."""
+    found = []
+    for child in build.children():
+        try:
+            if child.cmdline() == build.cmdline():
+                found.append(child)
+        except psutil.NoSuchProcess:
+            pass
+    return found
+
+
 def _workers(build: psutil.Process, timeout: float) -> list[psutil.Process]:
     """The build's worker processes once both are extracting (have used CPU after loading)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        children = build.children()
+        children = _children(build)
         if len(children) >= 2:
             try:
                 if all(c.cpu_times().user > 1.0 for c in children):
@@ -93,8 +107,9 @@ def test_killed_worker_costs_a_retry_not_a_hang(tmp_path: Path) -> None:
 
 
 def test_a_batch_that_keeps_killing_workers_stops_the_build_in_seconds(tmp_path: Path) -> None:
-    """Every worker killed as soon as it extracts: the build stops with a message naming what to
-    do, releases the store, and leaves it as it was (no build yet)."""
+    """Every worker killed as soon as it starts (a machine out of memory): the build stops after
+    three pools died under the same batches, with a message naming what to do, releases the store,
+    and leaves it as it was (no build yet)."""
     corpus = _corpus(tmp_path / "in.jsonl", N)
     store = tmp_path / "store"
     build = subprocess.Popen(_cmd("build", str(corpus), "--mode", "rules", "--jobs", "2", "--store",
@@ -105,13 +120,10 @@ def test_a_batch_that_keeps_killing_workers_stops_the_build_in_seconds(tmp_path:
         parent = psutil.Process(build.pid)
         deadline = time.monotonic() + 120
         while build.poll() is None and time.monotonic() < deadline:
-            for child in parent.children():
-                try:
-                    if child.cpu_times().user > 1.0:
-                        child.send_signal(signal.SIGKILL)
-                except psutil.NoSuchProcess:
-                    pass
-            time.sleep(0.05)
+            for child in _children(parent):
+                with contextlib.suppress(psutil.NoSuchProcess):
+                    child.send_signal(signal.SIGKILL)
+            time.sleep(0.02)
         try:
             _, err = build.communicate(timeout=30)
         except subprocess.TimeoutExpired:
