@@ -27,7 +27,12 @@ from paperkg.api.models import Problem
 from paperkg.api.routers import cypher, entities, export, health, papers, queries, stats, ui
 from paperkg.api.security import HostCheckMiddleware, TokenAuthMiddleware, is_public
 from paperkg.api.settings import Settings
+from paperkg.graph.errors import QueryLimitError
 from paperkg.graph.secrets import install_log_redaction, register_secret
+
+# What an answer's envelope (`query`, `params`, paging fields) may add to rows held to the answer
+# limit before the whole answer counts as beyond it (`AnswerLimitMiddleware`).
+ENVELOPE_BYTES = 64 * 1024
 
 
 def _version() -> str:
@@ -80,6 +85,60 @@ class BodyLimitMiddleware:
         await self.app(scope, limited_receive, send)
 
 
+class AnswerLimitMiddleware:
+    """A 422 instead of any JSON answer beyond `max_bytes` (`PAPERKG_MAX_ANSWER_BYTES`, plus
+    ENVELOPE_BYTES for the envelope around rows cut to the limit), on every route.
+
+    The query routes cut their rows to fit (`truncated`); an answer that is one object (a paper
+    with a 20 MB abstract) cannot be cut without changing what it says, so, as for a single row
+    beyond the limit of a query, the client is told which limit it met. Checked on the response's
+    declared length, before any of its body is sent. Exports (GraphML, GEXF) are files, not
+    answers, and are not held to it."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        refused = False
+
+        async def limited_send(message: Message) -> None:
+            nonlocal refused
+            if message["type"] == "http.response.start" and self._over(message):
+                refused = True
+                kind = problems.problem_kind(QueryLimitError(""))
+                limit = self.max_bytes
+                response = problems.problem(
+                    kind.status, title=kind.title, type_=problems.TYPE_PREFIX + kind.type,
+                    detail=f"the answer is larger than the answer limit of "
+                           f"{limit // 2**20 or limit} {'MiB' if limit >= 2**20 else 'bytes'} "
+                           "(PAPERKG_MAX_ANSWER_BYTES)",
+                    hint="ask for less (a smaller limit), or have the server's operator raise "
+                         "PAPERKG_MAX_ANSWER_BYTES; `paperkg query` on the store has no such limit",
+                    instance=scope.get("path"))
+                await response(scope, receive, send)
+                return
+            if refused:         # the body of the answer that was refused
+                return
+            await send(message)
+
+        await self.app(scope, receive, limited_send)
+
+    def _over(self, message: Message) -> bool:
+        if message.get("status") != 200:
+            return False
+        headers = dict(message.get("headers", ()))
+        if not headers.get(b"content-type", b"").startswith(b"application/json"):
+            return False
+        try:
+            return int(headers.get(b"content-length", b"0")) > self.max_bytes + ENVELOPE_BYTES
+        except ValueError:
+            return False
+
+
 def _content_length(scope: Scope) -> int | None:
     for name, value in scope.get("headers", ()):
         if name == b"content-length":
@@ -125,6 +184,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     register_secret(settings.password())
     register_secret(settings.token())
     # Added innermost first: a request meets the Host check, CORS, the token, then the body limit.
+    app.add_middleware(AnswerLimitMiddleware, max_bytes=settings.max_answer_bytes)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     if settings.token():
         app.add_middleware(TokenAuthMiddleware, token=settings.token())

@@ -23,9 +23,15 @@ from typing import TYPE_CHECKING
 from paperkg.extract.readers import Problem, read_inputs
 from paperkg.extract.version import extractor_fingerprint
 from paperkg.graph.corpus import PaperEntry
-from paperkg.graph.errors import NotFoundError
+from paperkg.graph.errors import NotFoundError, StoreCorruptError
 from paperkg.graph.records import Extraction
-from paperkg.graph.state import QUICK_CHECK_MAX_BYTES, BuildState, StateWriter
+from paperkg.graph.state import (
+    QUICK_CHECK_MAX_BYTES,
+    BuildState,
+    StateWriter,
+    damaged_rows,
+    rebuild_hint,
+)
 from paperkg.graph.store import GraphWriter
 
 if TYPE_CHECKING:
@@ -153,6 +159,44 @@ def remove(
             summary.saved = tx.changed
             summary.papers = tx.paper_count
         summary.stats = (target or state).stats()
+    finally:
+        state.close()
+    return summary
+
+
+def check(store_dir: str | Path) -> int:
+    """Check the whole store, whatever its size: every page (`quick_check`) and every JSON row.
+    Returns its paper count; damage raises StoreCorruptError naming the damaged rows, with the
+    repair (`repair`) when only derived rows are damaged, else the rebuild."""
+    state = BuildState(Path(store_dir), read_only=True)
+    try:
+        state.verify()
+        return state.stats()["nodes"]["Paper"]
+    finally:
+        state.close()
+
+
+def repair(store_dir: str | Path, on_wait: Callable[[], None] | None = None) -> BuildSummary:
+    """Derive the graph of the store at `store_dir` again from its stored records and extractions
+    (no extraction), replacing every derived row: what mends damaged derived rows. Damage to the
+    pages or to the records and extractions themselves is refused: only a rebuild from the input
+    mends that."""
+    summary = BuildSummary()
+    state = BuildState(Path(store_dir))
+    try:
+        with state.reader() as db:
+            pages = [row[0] for row in db.execute("PRAGMA quick_check(3)") if row[0] != "ok"]
+            _, source = damaged_rows(db)
+        if pages or source:
+            raise StoreCorruptError(
+                f"the store {store_dir} cannot be repaired: " + ("; ".join(pages) if pages else
+                "its records or extractions are damaged: " + ", ".join(source)),
+                rebuild_hint(Path(store_dir)))
+        with state.transaction(on_wait) as tx:
+            tx.rederive_all()
+            summary.saved = True
+            summary.papers = tx.paper_count
+        summary.stats = state.stats()
     finally:
         state.close()
     return summary

@@ -367,6 +367,35 @@ def remove(ids: tuple[str, ...], as_json: bool, **kwargs: Any) -> None:
 
 
 @main.command()
+@click.option("--store", "store", envvar="PAPERKG_STORE", default=DEFAULT_STORE, show_default=True,
+              type=click.Path(file_okay=False), help="Embedded store directory [env PAPERKG_STORE].")
+@handle_errors
+def check(store: str) -> None:
+    """Check the whole store: every page, and every JSON row (names the damaged ones; exit 74)."""
+    from paperkg.api import build as pipeline
+
+    papers = pipeline.check(store)
+    click.echo(f"the store {store} is sound: {papers} papers, every page and row readable")
+
+
+@main.command()
+@click.option("--store", "store", envvar="PAPERKG_STORE", default=DEFAULT_STORE, show_default=True,
+              type=click.Path(file_okay=False), help="Embedded store directory [env PAPERKG_STORE].")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@handle_errors
+def repair(store: str, as_json: bool) -> None:
+    """Derive the graph again from the stored records and extractions (no extraction): mends
+    damaged derived rows (`paperkg check` names them)."""
+    from paperkg.api import build as pipeline
+
+    summary = pipeline.repair(store, on_wait=_waiting(store))
+    if as_json:
+        _print_json(summary.to_json())
+        return
+    click.echo(f"derived the graph of {summary.papers} papers again from their stored extractions")
+
+
+@main.command()
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write JSON lines here instead of stdout.")

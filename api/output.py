@@ -9,16 +9,27 @@ format of PostgreSQL's COPY), so every line is one row and every tab ends a cell
 JSON; null is an empty cell in CSV/TSV and in the table. The table is
 rich's, folded to the terminal's width (never when written to a file or pipe), with markup off
 (`[CLS]` is a name, not a style).
+
+Text outputs are read by terminals and spreadsheets, which both execute what they are given:
+control characters (ESC, NUL, C1) are written escaped (`\\x1b`), so a title cannot clear the screen
+or recolour it, and a CSV/TSV text cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return
+gets a leading `'` (OWASP's advice on CSV injection), so a spreadsheet shows it instead of running it
+as a formula. Numbers are written as numbers: `-3` from an int needs no quote.
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import re
 from collections.abc import Sequence
 from typing import Any, TextIO
 
 FORMATS: tuple[str, ...] = ("table", "tsv", "csv", "json", "nl")
+
+# C0 controls but tab and line feed (CSV quotes those; a table shows them), DEL and C1 controls.
+_CONTROL_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def columns(rows: Sequence[dict[str, Any]]) -> list[str]:
@@ -30,16 +41,30 @@ def columns(rows: Sequence[dict[str, Any]]) -> list[str]:
 
 
 def cell(value: Any) -> str:
-    """One value as the text of a CSV/TSV/table cell."""
+    """One value as the text of a CSV/TSV/table cell, its control characters escaped."""
     if value is None:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return value
+        return escape_controls(value)
     if isinstance(value, list | dict):
-        return json.dumps(value, ensure_ascii=False)
+        return escape_controls(json.dumps(value, ensure_ascii=False))
     return str(value)
+
+
+def escape_controls(text: str) -> str:
+    """`text` with each control character but tab and line feed written as its Python escape."""
+    return _CONTROL_RE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
+def sheet_cell(value: Any) -> str:
+    """One value as a CSV/TSV cell a spreadsheet opens as text: `cell`, with a `'` before text that
+    a spreadsheet would read as a formula. Only text gets it: ints and floats are data."""
+    text = cell(value)
+    if isinstance(value, str) and text.startswith(_FORMULA_START):
+        return "'" + text
+    return text
 
 
 def write_rows(rows: Sequence[dict[str, Any]], fmt: str, out: TextIO) -> None:
@@ -56,7 +81,7 @@ def write_rows(rows: Sequence[dict[str, Any]], fmt: str, out: TextIO) -> None:
         writer = csv.writer(out, delimiter=",", lineterminator="\n")
         if names:
             writer.writerow(names)
-        writer.writerows([cell(row.get(c)) for c in names] for row in rows)
+        writer.writerows([sheet_cell(row.get(c)) for c in names] for row in rows)
     elif fmt == "table":
         _table(rows, out)
     else:
@@ -76,7 +101,7 @@ def _write_tsv(rows: Sequence[dict[str, Any]], out: TextIO) -> None:
     if names:
         out.write("\t".join(tsv_field(n) for n in names) + "\n")
     for row in rows:
-        out.write("\t".join(tsv_field(cell(row.get(c))) for c in names) + "\n")
+        out.write("\t".join(tsv_field(sheet_cell(row.get(c))) for c in names) + "\n")
 
 
 def _table(rows: Sequence[dict[str, Any]], out: TextIO) -> None:

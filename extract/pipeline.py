@@ -9,11 +9,19 @@ Nothing is downloaded at run time: the gazetteer and the trained NER ship inside
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import logging
 import multiprocessing
+import os
 import re
+import signal
+import sys
 import warnings
+from collections import deque
 from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
 from pathlib import Path
 
@@ -24,7 +32,7 @@ from spacy.tokens import Doc
 from paperkg.extract import factories  # noqa: F401  (registers the components)
 from paperkg.extract.doc_utils import FINAL, doc_text, make_doc, sentence_spans, token_sentence
 from paperkg.extract.tokenizer import customize_tokenizer
-from paperkg.graph.errors import UsageError
+from paperkg.graph.errors import UsageError, WorkersLostError
 from paperkg.graph.records import Extraction, Mention, RelationMention
 
 log = logging.getLogger(__name__)
@@ -33,6 +41,14 @@ MODES = ("default", "rules")
 MODEL_DIR = Path(__file__).parent / "model"
 # Abstracts longer than this are split into chunks (spaCy's own limit is nlp.max_length).
 CHUNK_CHARS = 100_000
+# A `--jobs` batch whose worker process dies (the OOM killer, a `kill -9`) goes to a fresh pool of
+# workers this many times before the build stops: a batch that kills every worker it meets must end
+# the build with a message, not retry for ever. Every batch in flight when a worker dies counts a try,
+# since which of them the dead worker held is not known.
+WORKER_RETRIES = 2
+# Batches submitted ahead per worker process: enough to keep workers busy, few enough that memory
+# stays flat (the input is read only as fast as workers finish).
+BATCHES_PER_WORKER = 3
 
 
 def build_nlp(mode: str = "default", ner_path: str | Path | None = None,
@@ -161,10 +177,23 @@ def _merge(paper_id: str, text: str, parts: list[Extraction]) -> Extraction:
 Piece = tuple[str, tuple[str, int, int]]  # (text, (paper_id, offset, number of pieces))
 
 _WORKER: dict = {}
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
 
-def _init_worker(mode: str, paths: dict[str, str | None]) -> None:
+def _init_worker(mode: str, paths: dict[str, str | None], parent: int) -> None:
+    _die_with(parent)
     _WORKER["nlp"] = build_nlp(mode, **paths)
+
+
+def _die_with(parent: int) -> None:
+    """End this worker when the build process `parent` dies: a killed build would otherwise leave its
+    workers waiting for work for ever, each holding a loaded pipeline (Linux; elsewhere a no-op)."""
+    if not sys.platform.startswith("linux"):
+        return
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:      # it died before prctl took effect
+        os._exit(1)
 
 
 def run_batch(nlp: Language, batch: list[Piece]) -> list[tuple[Extraction, tuple[str, int, int]]]:
@@ -249,12 +278,73 @@ class Extractor:
             for batch in self._batches(papers):
                 yield from run_batch(self.nlp, batch)
             return
-        # worker processes each run the pipeline and send back plain records (no Doc serialisation)
+        for results in self._pool_results(self._batches(papers), paths):
+            yield from results
+
+    def _pool_results(self, batches: Iterator[list[Piece]], paths: dict[str, str | None]
+                      ) -> Iterator[list[tuple[Extraction, tuple[str, int, int]]]]:
+        """Each batch's results, in input order, from `n_process` worker processes that each run the
+        pipeline and send back plain records (no Doc serialisation).
+
+        A worker that dies breaks the pool (`BrokenProcessPool`, where `Pool.imap` would wait for
+        its batch for ever while the build holds the store's write lock): the batches in flight go
+        to a fresh pool, at most WORKER_RETRIES times each, then the build stops with a message.
+        """
         ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods()
                                           else "spawn")
-        with ctx.Pool(self.n_process, initializer=_init_worker, initargs=(self.mode, paths)) as pool:
-            for results in pool.imap(_worker_batch, self._batches(papers)):
-                yield from results
+
+        def new_pool() -> ProcessPoolExecutor:
+            return ProcessPoolExecutor(self.n_process, mp_context=ctx, initializer=_init_worker,
+                                       initargs=(self.mode, paths, os.getpid()))
+
+        pool = new_pool()
+        # [batch, its future, how many pools it has been given to]
+        pending: deque[tuple[list[Piece], Future, int]] = deque()
+
+        def submit(batch: list[Piece], tries: int) -> None:
+            try:
+                future = pool.submit(_worker_batch, batch)
+            except BrokenProcessPool as err:    # broke since the last result: handled in its turn
+                future = Future()
+                future.set_exception(err)
+            pending.append((batch, future, tries))
+
+        def fill() -> None:
+            while len(pending) < self.n_process * BATCHES_PER_WORKER:
+                batch = next(batches, None)
+                if batch is None:
+                    return
+                submit(batch, 1)
+
+        try:
+            fill()
+            while pending:
+                try:
+                    results = pending[0][1].result()
+                except BrokenProcessPool as err:
+                    lost = list(pending)
+                    pending.clear()
+                    pool.shutdown(wait=True, cancel_futures=True)
+                    worst, _, tries = max(lost, key=lambda item: item[2])
+                    if tries > WORKER_RETRIES:
+                        raise WorkersLostError(
+                            f"an extraction worker process died {tries} times while holding the "
+                            f"same batch of abstracts (first paper {worst[0][1][0]!r})",
+                            "look for the OOM killer in `dmesg` or the system log; run the build "
+                            "again with fewer --jobs, or without the paper; a build leaves its store "
+                            "as it was") from err
+                    msg = (f"an extraction worker process died (killed, or out of memory); its "
+                           f"{len(lost)} batch(es) in flight go to new workers")
+                    warnings.warn(msg, stacklevel=2)
+                    pool = new_pool()
+                    for batch, _, tries in lost:
+                        submit(batch, tries + 1)
+                    continue
+                pending.popleft()
+                fill()
+                yield results
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
 
     def extract(self, papers: Iterable[tuple[str, str]]) -> Iterator[Extraction]:
         """One Extraction per (paper_id, abstract) pair, in input order (texts run through `nlp.pipe`)."""

@@ -65,6 +65,11 @@ MIN_ABSTRACT_WORDS = 2
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 _AUTHOR_SPLIT_RE = re.compile(r"\s*[,;]\s*(?:and\s+)?|\s+and\s+")
 _CONTROL_RE = re.compile("[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f]")
+# Control characters that are not whitespace (ESC, NUL, BEL, DEL, C1): in a title or a name they
+# can only be damage or an attack on the terminal that shows them (`ESC[2J` clears the screen).
+_NAME_CONTROL_RE = re.compile("[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f]")
+# In an id every control character counts, whitespace ones too: an id is compared as written.
+_ID_CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
 @dataclass(frozen=True)
@@ -416,7 +421,7 @@ def _parse_text(lines: Iterable[tuple[int, str]], ctx: _Context) -> Iterator[Pap
             if _SURROGATE_RE.search(text):
                 ctx.fail(lineno, "lone surrogate in the collection name; file skipped")
                 return
-            collection = text
+            collection = _without_controls(text, "collection", ctx, lineno).strip()
             continue
         record = _build({"abstract": text, "collection": collection}, ctx, lineno)
         if record is not None:
@@ -601,6 +606,12 @@ def _build(fields: Mapping[str, object], ctx: _Context, line: int) -> PaperInput
         return None
 
     rid = _opt_id(fields.get("id"), ctx, line)
+    if rid is not None and _ID_CONTROL_RE.search(rid):
+        # Stripping would make `a\x1b` the paper `a` (or merge two papers whose ids differ only
+        # there), so the record is refused and the user fixes the id.
+        ctx.error(line, f"'id' {rid!r:.60} contains control characters ({_codepoints(rid, _ID_CONTROL_RE)}); "
+                        "record skipped: fix the id in the input")
+        return None
     title = _opt_str(fields, "title", ctx, line)
     if title is not None:
         title = normalize_space(title) or None
@@ -615,6 +626,8 @@ def _build(fields: Mapping[str, object], ctx: _Context, line: int) -> PaperInput
         fields.get("authors"), ctx, line)
     doi = _opt_str(fields, "doi", ctx, line)
     categories = _opt_categories(fields.get("categories"), ctx, line)
+    authors = tuple(a for a in (_without_controls(a, "authors", ctx, line) for a in authors) if a)
+    categories = tuple(c for c in (_without_controls(c, "categories", ctx, line) for c in categories) if c)
 
     # Lone surrogates (JSON "\ud800" escapes) crash spaCy, the Neo4j driver and lxml downstream.
     for name, value in (("abstract", abstract), ("id", rid), ("title", title),
@@ -703,7 +716,19 @@ def _opt_str(fields: Mapping[str, object], name: str, ctx: _Context, line: int) 
     if not isinstance(value, str):
         ctx.warn(line, f"{name!r} is {_json_type(value)}, not a string; ignored")
         return None
-    return value.strip() or None
+    return _without_controls(value, name, ctx, line).strip() or None
+
+
+def _without_controls(value: str, name: str, ctx: _Context, line: int) -> str:
+    """`value` without its non-whitespace control characters, with a warning naming them."""
+    if not _NAME_CONTROL_RE.search(value):
+        return value
+    ctx.warn(line, f"control characters ({_codepoints(value, _NAME_CONTROL_RE)}) removed from {name!r}")
+    return _NAME_CONTROL_RE.sub("", value)
+
+
+def _codepoints(value: str, pattern: re.Pattern[str]) -> str:
+    return ", ".join(f"U+{ord(c):04X}" for c in dict.fromkeys(pattern.findall(value)))
 
 
 _WEB_URL_RE = re.compile(r"https?://[^\s/?#]", re.IGNORECASE)

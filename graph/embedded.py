@@ -142,7 +142,8 @@ class EmbeddedStore:
 
     def __init__(self, path: Path, *, create: bool = False) -> None:
         self.path = Path(path)
-        self.state = BuildState(self.path, create=create)
+        # a store opened to read is opened read-only (it then answers on a read-only mount)
+        self.state = BuildState(self.path, create=create, read_only=not create)
         # Integrity is checked on open where that is cheap, else the view's tables when the graph
         # is loaded (which reads them whole anyway): `BuildState.verify`, `QUICK_CHECK_MAX_BYTES`.
         self._verified = False
@@ -164,6 +165,9 @@ class EmbeddedStore:
         except FileNotFoundError:
             return None
         return (inode, self.state.generation())
+
+    def entity_name(self, entity_id: str) -> str | None:
+        return self.state.entity_name(entity_id)
 
     def graph(self) -> KnowledgeGraph:
         """The whole graph, abstracts and relation evidence included (exports, tests)."""

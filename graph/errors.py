@@ -73,6 +73,15 @@ class StoreUnavailableError(PaperkgError):
     """The store cannot be reached or opened (Neo4j down, wrong credentials, locked store)."""
 
 
+class GraphIncompleteError(StoreUnavailableError):
+    """The stored graph is not one a build made: a save into Neo4j is under way or was interrupted
+    half-way. Reads are refused (503 with `retry_after`, exit 69) rather than answered from it."""
+
+    def __init__(self, message: str, hint: str | None = None, retry_after: int = 60) -> None:
+        super().__init__(message, hint)
+        self.retry_after = retry_after
+
+
 class StoreNotWritableError(StoreUnavailableError):
     """The store directory or its database cannot be written (permissions, a read-only file system)."""
 
@@ -92,6 +101,11 @@ class StoreCorruptError(StoreIOError):
 class ClusterUnavailableError(PaperkgError):
     """The Dask cluster a build was told to use cannot be reached, has no workers, or runs another
     extractor than this process."""
+
+
+class WorkersLostError(ClusterUnavailableError):
+    """The local extraction worker processes of a `--jobs` build kept dying (killed, out of memory)
+    on the same batch, so the build stopped instead of retrying for ever."""
 
 
 class QueryTimeoutError(StoreUnavailableError):

@@ -25,6 +25,7 @@ one graph.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -70,6 +71,8 @@ GEXF_NODE_RESERVED = NODE_RESERVED | {"start", "end", "pid"}
 GEXF_EDGE_RESERVED = EDGE_RESERVED | {"start", "end", "kind"}
 YEAR_MIN, YEAR_MAX = 1, 9999
 _ATTR_ENTITIES = {'"': "&quot;", "\n": "&#10;", "\r": "&#13;", "\t": "&#9;"}
+# What XML 1.0 cannot carry (as `graphml.clean_text` drops it), to be escaped in ids instead.
+_ILLEGAL_ID_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def _year(value: Any) -> int | None:
@@ -153,6 +156,13 @@ def _attr(value: str) -> str:
     return '"' + escape(clean_text(value), _ATTR_ENTITIES) + '"'
 
 
+def _id_attr(value: str) -> str:
+    """An id as an attribute: characters XML cannot carry written as `\\x1b` rather than dropped,
+    since dropping them would make `p1\\x1b` and `p1` one node in Gephi (a store built before
+    readers refused such ids may hold both)."""
+    return _attr(_ILLEGAL_ID_RE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), value))
+
+
 def _attvalues(values: list[tuple[str, Any]], declared: dict[str, tuple[str, str]]) -> str:
     lines = []
     for name, value in values:
@@ -194,7 +204,8 @@ def _chunks(graph: KnowledgeGraph, counts: list[int]) -> Iterator[str]:
         r, g, b = LABEL_COLOURS.get(node.label, DEFAULT_COLOUR)
         computed = {"type": node.label, "kg_id": key, "confidence": node_confidence(node)}
         values = _values(computed, node.props, SKIPPED_NODE_PROPS, GEXF_NODE_RESERVED)
-        yield (f"      <node id={_attr(key)} label={_attr(node_label(node))}{_start(node_years.get(key))}>\n"
+        yield (f"      <node id={_id_attr(key)} label={_attr(node_label(node))}"
+               f"{_start(node_years.get(key))}>\n"
                f"{_attvalues(values, node_attrs)}"
                f'        <viz:color r="{r}" g="{g}" b="{b}"/>\n'
                f'        <viz:size value="{node_size(node)!r}"/>\n'
@@ -210,7 +221,8 @@ def _chunks(graph: KnowledgeGraph, counts: list[int]) -> Iterator[str]:
             continue
         computed = {"type": edge.type, "kg_id": edge.id, "confidence": edge_confidence(edge)}
         values = _values(computed, edge.props, SKIPPED_EDGE_PROPS, GEXF_EDGE_RESERVED)
-        yield (f"      <edge id={_attr(edge.id)} source={_attr(edge.source)} target={_attr(edge.target)}"
+        yield (f"      <edge id={_id_attr(edge.id)} source={_id_attr(edge.source)} "
+               f"target={_id_attr(edge.target)}"
                f" label={_attr(edge.type)} kind={_attr(edge.type)} weight=\"{edge_weight(edge)!r}\""
                f"{_start(edge_years.get(edge.id))}>\n"
                f"{_attvalues(values, edge_attrs)}"

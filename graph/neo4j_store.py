@@ -90,6 +90,7 @@ from paperkg.graph import neo4j_figures as figures
 from paperkg.graph.cypher_guard import DEFAULT_TIMEOUT, check_params, check_read_only, map_query_error, scan
 from paperkg.graph.errors import (
     BadInputError,
+    GraphIncompleteError,
     PaperkgError,
     QueryLimitError,
     QueryTimeoutError,
@@ -133,6 +134,9 @@ QUERY_TIMEOUT_HINT = ("retry in a moment (the server may be busy), or narrow the
                       "limit, a less common name, a type filter")
 # `ping`: how long the health check may take.
 PING_TIMEOUT = 3.0
+# How long a reader takes the stored graph for complete, once the save marker said so, before
+# asking again (`require_complete`): once a second at most, not a round trip per query.
+STATUS_TTL = 1.0
 # The build lease's time to live without a heartbeat (a killed build blocks the next for at most this).
 LEASE_TTL = 30.0
 LEASE_POLL = 0.5
@@ -455,6 +459,7 @@ class Neo4jStore:
         self._ready = False
         self._lock = threading.Lock()
         self._schema_ok = False            # every index of schema.cypher seen online (see ensure_ready)
+        self._complete_until = 0.0         # until when the graph is known complete (`require_complete`)
         self._columns: dict[str, tuple[str, ...]] = {}   # catalog Cypher -> its columns (run_catalog)
         self._schema_lock = threading.Lock()
         self._lease_owner: str | None = None
@@ -652,9 +657,35 @@ class Neo4jStore:
 
     def ping(self, timeout: float = PING_TIMEOUT) -> dict[str, Any]:
         """Health check for `/health`: raises StoreUnavailableError within about `timeout` s when
-        the database cannot be read (server down, frozen, wrong credentials, no such database);
-        else returns `build_status()`."""
-        return self._bounded(self.build_status, timeout, "answering a health check")
+        the database cannot be read (server down, frozen, wrong credentials, no such database), and
+        GraphIncompleteError when a save is under way or was interrupted; else returns
+        `build_status()`."""
+        status = self._bounded(self.build_status, timeout, "answering a health check")
+        self._refuse_incomplete(status)
+        return status
+
+    def require_complete(self) -> None:
+        """Raise GraphIncompleteError unless the stored graph is one a build finished (or no paperkg
+        save is recorded): a reader must not take a half-saved graph for a whole one. A complete
+        graph is asked about again after STATUS_TTL s, so queries cost no extra round trip each."""
+        if time.monotonic() < self._complete_until:
+            return
+        status = self.build_status()
+        self._refuse_incomplete(status)
+        self._complete_until = time.monotonic() + STATUS_TTL
+
+    def _refuse_incomplete(self, status: Mapping[str, Any]) -> None:
+        by = f" by {status['by']}" if status.get("by") else ""
+        if status["state"] == "writing":
+            raise GraphIncompleteError(
+                f"a build{by} is saving the graph into Neo4j at {self.uri}: it is incomplete until "
+                "the save finishes", "retry when the build has finished; if it was stopped, run it "
+                "again", retry_after=10)
+        if status["state"] == "interrupted":
+            raise GraphIncompleteError(
+                f"the last save into Neo4j at {self.uri}{by} was interrupted half-way: the graph "
+                "there is incomplete", "run that build again (`paperkg build ... --store DIR --neo4j "
+                "URI` with the same --store): it repairs the graph, and reads answer again", retry_after=60)
 
     def synced_generation(self) -> str | None:
         """The `GraphDelta.generation` last applied completely (None: never, or a save since then
@@ -1263,11 +1294,20 @@ class Neo4jStore:
         return stats
 
     def stats(self) -> dict[str, dict[str, int]]:
+        self.require_complete()
         return self._read(self._count_all, "counting the graph")
+
+    def entity_name(self, entity_id: str) -> str | None:
+        def work(tx: neo4j.ManagedTransaction) -> str | None:
+            record = tx.run(statement("entity_name"), id=entity_id).single()
+            return None if record is None else record["name"]
+
+        return self._read(work, "looking up an entity")
 
     def export(self) -> KnowledgeGraph:
         """The stored graph as the `KnowledgeGraph` that was saved (Papers' `caption` dropped), nodes
         in key order and edges in id order like a fresh build."""
+        self.require_complete()
 
         def work(tx: neo4j.ManagedTransaction) -> KnowledgeGraph:
             nodes: list[Node] = []
@@ -1344,6 +1384,7 @@ class Neo4jStore:
 
         def call() -> list[dict[str, Any]]:
             self.ensure_ready()
+            self.require_complete()
             with self._errors("running a query"), self._session(neo4j.READ_ACCESS) as session, \
                     map_query_error(limit):
                 columns = self._columns.get(cypher)
@@ -1367,6 +1408,7 @@ class Neo4jStore:
         scan(text)  # before connecting: a refusal needs no server
 
         def call() -> list[dict[str, Any]]:
+            self.require_complete()
             with self._errors("running a query"), self._session(neo4j.READ_ACCESS) as session:
                 check_read_only(session, text, params)
                 # An explicit transaction, not `execute_read`: the driver retries transient errors,

@@ -24,11 +24,15 @@ from __future__ import annotations
 import contextlib
 import errno
 import json
+import os
+import re
 import shutil
 import socket
 import sqlite3
 import threading
+import time
 import uuid
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict
 from pathlib import Path
@@ -55,7 +59,7 @@ from paperkg.graph.errors import (
     StoreNotWritableError,
     StoreUnavailableError,
 )
-from paperkg.graph.model import EDGE_TYPES, NODE_LABELS, KnowledgeGraph, node_key
+from paperkg.graph.model import EDGE_TYPES, ENTITY_LABELS, NODE_LABELS, KnowledgeGraph, node_key
 from paperkg.graph.normalize import compact_key
 from paperkg.graph.records import Extraction, PaperInput
 from paperkg.graph.store import GraphDelta, empty_stats
@@ -64,6 +68,9 @@ SCHEMA_VERSION = 6
 DB_FILE = "state.sqlite"
 # The store format before this one: a pickle, which this version never opens (loading one runs code).
 LEGACY_FILE = "graph.pickle"
+# The pid of the build holding the write lock, beside the database. SQLite's lock goes with its
+# holder, so a killed build never blocks the next one; this file is what lets the next one say so.
+OWNER_FILE = "build.owner"
 # How often a waiting build retries the write lock (it prints its message once).
 _LOCK_POLL_MS = 200
 # Papers a build derives (and checks for extraction) at a time: a batch's extractions and rows are
@@ -83,6 +90,10 @@ QUICK_CHECK_MAX_BYTES = 256 * 2**20
 # for beyond its estimate (the WAL holds a second copy of what it writes until the checkpoint).
 _BYTES_PER_PAPER = 40_000
 _ROOM_FACTOR = 2
+# How long a build waits, after committing, for readers to let go of the log so that it can empty
+# it (`BuildState._checkpoint`), and the size SQLite trims the log to when it starts it over.
+CHECKPOINT_WAIT_S = 10.0
+_WAL_LIMIT_BYTES = 64 * 2**20
 # Temporary files of the pickle stores (killed saves left them): a build removes them.
 _LEGACY_TEMP_GLOB = ".graph-*.tmp"
 
@@ -195,6 +206,64 @@ _DAMAGE = (sqlite3.Error, ValueError, KeyError, TypeError)
 _WRITE_DAMAGE = (sqlite3.Error, json.JSONDecodeError)
 
 
+# The JSON columns, as (table, key column, column). The derived ones `paperkg repair` makes again
+# from the stored records and extractions; damage to the source ones only a rebuild from the input
+# can mend.
+DERIVED_JSON: tuple[tuple[str, str, str], ...] = (
+    ("nodes", "key", "props"), ("edges", "id", "props"), ("edges", "id", "lean"),
+    ("contrib", "paper", "data"), ("short_key", "key", "targets"), ("clusters", "cluster", "spellings"))
+SOURCE_JSON: tuple[tuple[str, str, str], ...] = (("records", "id", "meta"), ("papers", "key", "extraction"))
+# Every table `paperkg repair` empties and derives again (all but the records, extractions, meta).
+DERIVED_TABLES: tuple[str, ...] = ("nodes", "edges", "pending_derive",
+                                   *re.findall(r"CREATE TABLE (\w+)", DERIVE_SCHEMA))
+# Damaged rows named in one message (a count would not say which to look at).
+MAX_NAMED_ROWS = 10
+
+
+def damaged_rows(db: sqlite3.Connection, tables: Sequence[str] = (), limit: int = MAX_NAMED_ROWS
+                 ) -> tuple[list[str], list[str]]:
+    """(derived, source): the rows of `tables` (default all) whose JSON does not parse, as
+    `nodes.props of 'method:grpo'`, at most `limit` of each kind. SQLite parses them (`json_valid`),
+    at about the speed it reads the pages."""
+    found: tuple[list[str], list[str]] = ([], [])
+    for kind, columns in enumerate((DERIVED_JSON, SOURCE_JSON)):
+        for table, key, column in columns:
+            if tables and table not in tables:
+                continue
+            for (name,) in db.execute(f"SELECT {key} FROM {table} WHERE {column} IS NOT NULL "
+                                      f"AND NOT json_valid({column}) LIMIT ?", (limit,)):
+                found[kind].append(f"{table}.{column} of {name!r}")
+    return found
+
+
+def repair_hint(path: Path) -> str:
+    return (f"repair it with `paperkg repair --store {path}`, which derives the graph again from the "
+            "stored extractions")
+
+
+def read_only_uri(db_file: Path) -> str:
+    """The URI that opens `db_file` for reading only. SQLite reads a WAL database through its
+    `-shm` index, which it must be able to create; in a directory nobody can write (a read-only
+    mount, another user's store) with no `-wal` left, no process can be writing the database, so
+    it is opened `immutable` (no locks, no index). Where a `-wal` exists, a writer may be at work
+    and `mode=ro` reads through its index."""
+    if not os.access(db_file.parent, os.W_OK) and not _wal_bytes(db_file):
+        return _immutable_uri(db_file)
+    return f"{db_file.resolve().as_uri()}?mode=ro"
+
+
+def _immutable_uri(db_file: Path) -> str:
+    return f"{db_file.resolve().as_uri()}?immutable=1"
+
+
+def _wal_bytes(db_file: Path) -> int:
+    """Bytes in the database's write-ahead log (0 when there is none)."""
+    try:
+        return db_file.with_name(db_file.name + "-wal").stat().st_size
+    except FileNotFoundError:
+        return 0
+
+
 def read_generation(db: sqlite3.Connection) -> str | None:
     """The generation a connection's current view of the state holds (`BuildState.generation`)."""
     row = db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
@@ -241,7 +310,11 @@ def rebuild_hint(path: Path) -> str:
 class BuildState:
     """The SQLite database of one store directory. Readers and the one writer each open their own."""
 
-    def __init__(self, path: Path, *, create: bool = False) -> None:
+    def __init__(self, path: Path, *, create: bool = False, read_only: bool = False) -> None:
+        """Open (with `create`, make) the store at `path`. `read_only` is for processes that only
+        read (queries, exports, a server): they open the database read-only, so a store on a
+        read-only mount, another user's store or one on a full disk still answers. A store whose
+        schema needs migrating is opened for writing all the same, once, to migrate it."""
         self.path = Path(path)
         if self.path.exists() and not self.path.is_dir():
             raise BadInputError(f"store path {self.path} is a file, not a directory",
@@ -261,19 +334,50 @@ class BuildState:
                 for leftover in self.path.glob(_LEGACY_TEMP_GLOB):
                     leftover.unlink()
             self._lock = threading.Lock()
-            # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE ... COMMIT), never
-            # opened behind our back by the module.
-            self._db = sqlite3.connect(db, isolation_level=None, check_same_thread=False,
-                                       timeout=_LOCK_POLL_MS / 1000)
+            self.read_only = read_only and not create
+            self._read_uri = read_only_uri(db)
+            if self.read_only:
+                try:
+                    self._db = self._connect(self._read_uri, uri=True)
+                    version = self._db.execute("PRAGMA user_version").fetchone()[0]
+                except sqlite3.OperationalError:
+                    # A full disk: SQLite cannot size the `-shm` index it needs for `mode=ro`. With
+                    # no log to read, nobody is writing (nobody can), and the file alone is the store.
+                    if _wal_bytes(db) or "immutable" in self._read_uri:
+                        raise
+                    self._read_uri = _immutable_uri(db)
+                    self._db = self._connect(self._read_uri, uri=True)
+                    version = self._db.execute("PRAGMA user_version").fetchone()[0]
+                if version == SCHEMA_VERSION:
+                    return
+                self._db.close()            # a migration writes
+                self.read_only = False
+            if not (os.access(self.path, os.W_OK) and (not db.exists() or os.access(db, os.W_OK))):
+                # SQLite would open it all the same and fail at the first write, after the input
+                # was read: say it now
+                raise StoreNotWritableError(
+                    f"cannot write the store {self.path}: it is read-only (permissions, or a "
+                    "read-only file system)",
+                    "check the directory's permissions, or give --store a writable directory")
+            self._db = self._connect(db)
             _until_free(lambda: self._db.execute("PRAGMA journal_mode = WAL"))
             self._db.execute("PRAGMA synchronous = NORMAL")
-            # SQLite's default page cache is 2 MB; a build's lookups over a store of 100k papers
-            # (GBs) would go to the OS for nearly every page.
-            self._db.execute(f"PRAGMA cache_size = -{_CACHE_KIB}")
-            self._db.create_function("paperkg_compact_key", 1, compact_key, deterministic=True)
+            self._db.execute(f"PRAGMA journal_size_limit = {_WAL_LIMIT_BYTES}")
             self._check_schema()
         except (sqlite3.Error, OSError) as err:
             raise store_error(err, self.path) from err
+
+    @staticmethod
+    def _connect(target: str | Path, uri: bool = False) -> sqlite3.Connection:
+        # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE ... COMMIT), never
+        # opened behind our back by the module.
+        db = sqlite3.connect(target, uri=uri, isolation_level=None, check_same_thread=False,
+                             timeout=_LOCK_POLL_MS / 1000)
+        # SQLite's default page cache is 2 MB; a build's lookups over a store of 100k papers
+        # (GBs) would go to the OS for nearly every page.
+        db.execute(f"PRAGMA cache_size = -{_CACHE_KIB}")
+        db.create_function("paperkg_compact_key", 1, compact_key, deterministic=True)
+        return db
 
     def _check_schema(self) -> None:
         """Create the schema in a new database, or migrate an older one. Two first builds of one
@@ -329,27 +433,52 @@ class BuildState:
 
     def verify(self, tables: Sequence[str] = ()) -> None:
         """`PRAGMA quick_check`: every page and index entry of the database, or of `tables` and
-        their indexes, is readable and consistent (not that every JSON row parses: reading one that
-        does not names the damage too). What loads a big store whole checks the tables it loads:
+        their indexes, is readable and consistent, and every JSON row of them parses (SQLite's
+        `json_valid`: one truncated `nodes.props` row made every query fail while builds
+        committed on top of it). What loads a big store whole checks the tables it loads:
         the extractions and aggregates (most of a store's pages) only a build reads. The check reads
         on a connection of its own, so it holds up no other thread's reads (a load checks its tables
         while it reads them: `graph.embedded.EmbeddedStore`)."""
+        derived: list[str] = []
+        source: list[str] = []
         with self.reader() as db:
             problems = [row[0] for table in tables or (None,) for row in db.execute(
                 "PRAGMA quick_check(3)" if table is None else f"PRAGMA quick_check({table})")
                 if row[0] != "ok"]
+            if not problems:
+                derived, source = damaged_rows(db, tables)
         if problems:
             raise StoreCorruptError(f"the store {self.path} is damaged: {'; '.join(problems)}",
                                     rebuild_hint(self.path))
+        if derived or source:
+            raise StoreCorruptError(
+                f"the store {self.path} has damaged rows (JSON that does not parse): "
+                f"{', '.join((source + derived)[:MAX_NAMED_ROWS])}",
+                rebuild_hint(self.path) if source else repair_hint(self.path))
 
     def size(self) -> int:
         """Bytes of the database file and its write-ahead log."""
         return sum(f.stat().st_size for f in self.path.glob(DB_FILE + "*") if f.is_file())
 
+    def committed_size(self) -> int:
+        """Bytes the last committed build's pages take, seen from a connection of its own: a build's
+        open transaction (its records, already in the WAL) is not in it, nor are free pages."""
+        with self.reader() as db:
+            page_size = db.execute("PRAGMA page_size").fetchone()[0]
+            pages = db.execute("PRAGMA page_count").fetchone()[0]
+            free = db.execute("PRAGMA freelist_count").fetchone()[0]
+        return (pages - free) * page_size
+
     def check_room(self, papers: int, have: int) -> None:
         """Fail now, before extracting, when `papers` more papers would not fit on the disk (an
-        estimate from what the `have` papers the store holds take so far)."""
-        per_paper = self.size() / have if have >= 100 else _BYTES_PER_PAPER
+        estimate from what the `have` committed papers take on average).
+
+        Committed data only: called inside the build's transaction, the database and WAL already
+        hold this build's records, and dividing them by the committed papers made a 300-paper store
+        ask 392 GB for 209k new abstracts. Those records are on the disk already (they are not in
+        the free space any more); what is left to write is extractions and graph rows, which the
+        committed average (records included) over-counts, not under-counts."""
+        per_paper = self.committed_size() / have if have >= 100 else _BYTES_PER_PAPER
         need = int(papers * per_paper * _ROOM_FACTOR)
         free = shutil.disk_usage(self.path).free
         if need > free:
@@ -386,7 +515,7 @@ class BuildState:
         a minute at 1M abstracts) that must not hold up the short reads other threads make through
         `snapshot` meanwhile (every request asks `generation`). Damage met while reading is named."""
         try:
-            db = sqlite3.connect(f"{(self.path / DB_FILE).resolve().as_uri()}?mode=ro", uri=True,
+            db = sqlite3.connect(self._read_uri, uri=True,
                                  isolation_level=None, check_same_thread=False)
             try:
                 db.execute("BEGIN")
@@ -409,6 +538,13 @@ class BuildState:
             row = self._db.execute("SELECT text FROM nodes WHERE key = ?",
                                    (node_key("Paper", paper_id),)).fetchone()
         return row[0] if row else None
+
+    def entity_name(self, entity_id: str) -> str | None:
+        """The name of the entity with id `entity_id` in the last committed build (None: none)."""
+        with self.snapshot() as db:
+            row = db.execute("SELECT label, json_extract(props, '$.name') FROM nodes WHERE key = ?",
+                             (entity_id,)).fetchone()
+        return row[1] if row is not None and row[0] in ENTITY_LABELS else None
 
     def paper_details(self, paper_key: str) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         """A paper node's props (its abstract aside) and its MENTIONS edges' props by entity key, in
@@ -458,6 +594,8 @@ class BuildState:
                     if not waited and on_wait is not None:
                         on_wait()
                     waited = True
+            owner = self.path / OWNER_FILE
+            self._take_over(owner)
             try:
                 writer = StateWriter(self._db, self.path)
                 yield writer
@@ -469,10 +607,41 @@ class BuildState:
                 if isinstance(err, _WRITE_DAMAGE):
                     raise store_error(err, self.path) from err
                 raise
+            finally:
+                with contextlib.suppress(OSError):
+                    owner.unlink()
             # The log would keep the size of the biggest build's writes; a killed build's frames
             # are dropped by SQLite on the next open and their space given back here.
-            with contextlib.suppress(sqlite3.Error):
-                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._checkpoint()
+
+    def _checkpoint(self) -> None:
+        """Copy the committed build into the database file and empty the log. A reader in the
+        middle of a read (a server answering, or loading the new build) keeps the log in use, and
+        SQLite then gives up on the first try: the log stayed as large as the build's writes until
+        the next build. So it is tried again until the readers let go, for up to CHECKPOINT_WAIT_S;
+        after that the next build's checkpoint does it (and `journal_size_limit` trims the log
+        when SQLite starts it over)."""
+        deadline = time.monotonic() + CHECKPOINT_WAIT_S
+        while True:
+            try:
+                busy = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+            except sqlite3.Error:
+                return
+            if not busy or time.monotonic() > deadline:
+                return
+            time.sleep(0.1)
+
+    def _take_over(self, owner: Path) -> None:
+        """Record this process as the lock's holder, saying so when a previous holder died with it
+        (its file is still there although its lock is gone): its changes were rolled back."""
+        with contextlib.suppress(OSError, ValueError):
+            previous = owner.read_text().strip()
+            if previous and int(previous) != os.getpid():
+                warnings.warn(f"the build of {self.path} by process {previous} stopped before it "
+                              "finished (killed?); its changes were dropped and this build takes over "
+                              "the store", stacklevel=2)
+        with contextlib.suppress(OSError):
+            owner.write_text(f"{os.getpid()}\n")
 
 
 class StateWriter:
@@ -606,6 +775,18 @@ class StateWriter:
         delta.generation = self._new_generation() if self.changed else (self.base or "")
         self.dirty, self.removed = set(), set()
         return delta
+
+    def rederive_all(self) -> None:
+        """Empty every derived table and derive the graph again from the stored records and
+        extractions (`paperkg repair`): what a build of the same papers from nothing makes, with no
+        extraction. Papers never extracted stay for the next build to extract."""
+        for table in DERIVED_TABLES:
+            self._db.execute(f"DELETE FROM {table}")
+        self.dirty = {key for (key,) in self._db.execute(
+            "SELECT key FROM papers WHERE extraction IS NOT NULL")}
+        self.removed = set()
+        self.derive()
+        self.changed = True
 
     def _new_generation(self) -> str:
         if not hasattr(self, "_generation"):

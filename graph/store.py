@@ -56,6 +56,10 @@ class GraphStore(Protocol):
     def export(self) -> KnowledgeGraph:
         """The whole graph as plain data (for GraphML)."""
 
+    def entity_name(self, entity_id: str) -> str | None:
+        """The name of the entity with id `entity_id`, None when there is none. Catalog queries find
+        entities by name; an id's name part is lossy (`pass@1` is `metric:pass-1-6bd3e648`)."""
+
     def version(self) -> object | None:
         """A token that changes when another process replaces the stored graph, for stores that read
         it once (embedded); None for stores every query reads live (Neo4j)."""

@@ -69,19 +69,36 @@ def find_entity(store: GraphStore, ref: str) -> tuple[dict[str, Any], list[dict[
     """The entity `ref` names (an id, or a name/alias) and any others the same name also names.
 
     An id is looked up through its name part (`method:grpo` -> `grpo`) and checked against the
-    rows' ids, since the catalog's `entity` matches names, not ids. A name several entities share
-    (an ambiguous acronym) resolves to the most-mentioned one.
+    rows' ids, since the catalog's `entity` matches names, not ids. The name part is lossy for
+    names with other characters than letters, digits and dots (`pass@1` is
+    `metric:pass-1-6bd3e648`, `AIST++` `dataset:aist-...`): then the store names the entity of that
+    id, and the catalog is asked by that name. A name several entities share (an ambiguous
+    acronym) resolves to the most-mentioned one.
     """
     prefix, sep, rest = ref.partition(":")
-    if sep and prefix in _ID_PREFIXES and compact_key(rest):
-        rows = run_named(store, "entity", {"name": rest})
-        for row in rows:
-            if row["id"] == ref:
-                return row, [r for r in rows if r is not row]
+    if sep and prefix in _ID_PREFIXES:
+        found = _with_id(store, rest, ref)
+        if found is None:
+            found = _with_id(store, store.entity_name(ref), ref)
+        if found is not None:
+            return found
     rows = run_named(store, "entity", {"name": ref}) if compact_key(ref) else []
     if not rows:
         raise NotFoundError(f"no entity named {ref!r}", "search with GET /entities?q=...")
     return rows[0], rows[1:]
+
+
+def _with_id(store: GraphStore, name: str | None, ref: str
+             ) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+    """The `entity` row of id `ref` among those `name` names, with the others it names; None when
+    `name` (if any) names no entity of that id."""
+    if not name or not compact_key(name):
+        return None
+    rows = run_named(store, "entity", {"name": name})
+    for row in rows:
+        if row["id"] == ref:
+            return row, [r for r in rows if r is not row]
+    return None
 
 
 def build_router(settings: Settings) -> APIRouter:

@@ -28,7 +28,13 @@ from neo4j import GraphDatabase
 
 from paperkg.graph import cypher_guard
 from paperkg.graph.corpus import Corpus
-from paperkg.graph.errors import BadInputError, QueryRefusedError, StoreUnavailableError, UsageError
+from paperkg.graph.errors import (
+    BadInputError,
+    GraphIncompleteError,
+    QueryRefusedError,
+    StoreUnavailableError,
+    UsageError,
+)
 from paperkg.graph.graphml import write_graphml
 from paperkg.graph.model import EDGE_TYPES, ENTITY_LABELS, NODE_LABELS, Edge, KnowledgeGraph, Node, node_key
 from paperkg.graph.neo4j_store import (
@@ -342,7 +348,9 @@ def test_interrupted_save_then_resave_is_exact(store: Neo4jStore, driver: neo4j.
     with pytest.raises(KeyboardInterrupt):
         store.save_graph(graph)
     monkeypatch.setattr(Neo4jStore, "_run_parts", real)
-    assert store.export() != graph  # really half-done
+    with pytest.raises(GraphIncompleteError):   # a reader is not handed the half-done graph
+        store.export()
+    assert counts(driver) != (len(graph.nodes), len(graph.edges))  # really half-done
     assert store.build_status()["state"] == "interrupted" and store.synced_generation() is None
     store.save_graph(graph)
     assert_stored(store, graph)

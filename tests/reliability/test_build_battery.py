@@ -166,7 +166,11 @@ def test_sigkill_at_each_phase_then_rerun(kind: tuple[str, str | None], phase: s
     else:
         pytest.fail(f"the build always ended before the kill in {phase}")
     read = _read_side(export_args)
-    assert read.returncode == 0, read.stderr         # the store opens and answers
+    if kind[0] == "neo4j" and before is None:
+        # a half-saved Neo4j graph is refused, naming the rerun, not answered as if whole
+        assert read.returncode == 69 and "incomplete" in read.stderr, read.stderr
+    else:
+        assert read.returncode == 0, read.stderr     # the store opens and answers
     if kind[0] == "embedded" and phase == "writing":
         # The state's page cache holds a build's writes until COMMIT, so the write-ahead log first
         # grows while committing: the kill lands just before or just after the commit record, and
