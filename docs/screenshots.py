@@ -23,7 +23,7 @@ def main(base: str) -> None:
             page.goto(base + path)
             page.wait_for_selector("main h1")
             if "entity" in path:
-                page.wait_for_function("window.paperkgGraph && window.paperkgGraph.nodes().length > 1")
+                page.wait_for_function("() => window.paperkgGraph && window.paperkgGraph.nodes().length > 1")
             page.wait_for_timeout(300)
             page.screenshot(path=str(HERE / name))
         browser.close()

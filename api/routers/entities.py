@@ -27,7 +27,7 @@ from paperkg.api.models import (
 )
 from paperkg.api.problems import problem_responses
 from paperkg.api.settings import LIMIT_MAX, Settings
-from paperkg.graph.errors import NotFoundError
+from paperkg.graph.errors import NotFoundError, UnknownEntityError
 from paperkg.graph.model import ENTITY_LABELS
 from paperkg.graph.normalize import compact_key
 from paperkg.graph.store import GraphStore
@@ -94,7 +94,10 @@ def _with_id(store: GraphStore, name: str | None, ref: str
     `name` (if any) names no entity of that id."""
     if not name or not compact_key(name):
         return None
-    rows = run_named(store, "entity", {"name": name})
+    try:
+        rows = run_named(store, "entity", {"name": name})
+    except UnknownEntityError:      # a lossy id's name part (`pass-1-6bd3e648`) names nothing
+        return None
     for row in rows:
         if row["id"] == ref:
             return row, [r for r in rows if r is not row]
