@@ -1,6 +1,6 @@
 """Run the Extractor over a gold JSONL file and score it with the shared `score.py`.
 
-usage: python -m paperkg.extract.training.evaluate GOLD.jsonl [--mode rules] [--out PRED.jsonl] [--gold DIR]
+usage: python -m paperkg.extract.training.evaluate GOLD.jsonl [--mode rules] [--out PRED.jsonl] [--gold-dir DIR]
 """
 
 from __future__ import annotations
@@ -35,14 +35,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("gold")
     parser.add_argument("--mode", default="default")
     parser.add_argument("--out")
-    parser.add_argument("--gold", default=str(HERE / "gold"), help="the folder holding score.py")
+    parser.add_argument("--gold-dir", default=str(HERE / "gold"), help="the folder holding score.py")
     args = parser.parse_args(argv)
     preds = predict(Path(args.gold), args.mode)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as handle:
             for p in preds:
                 handle.write(json.dumps(p, ensure_ascii=False) + "\n")
-    scorer = load_scorer(Path(args.gold))
+    scorer = load_scorer(Path(args.gold_dir))
     gold = scorer.load(args.gold)
     result = scorer.score(gold, {p["id"]: p for p in preds})
     for key, val in result.items():
