@@ -63,11 +63,13 @@ _SCORE_WORDS = frozenset({"score", "scores"})
 def singular(word: str, written: str = "") -> str:
     """The singular of a name's last word as a key sees it (`word` lower case, `written` as the name
     has it): `mechanisms` -> `mechanism`, `strategies` -> `strategy`, `patches` -> `patch`, and an
-    acronym's `s` (`VAEs`, `LoRAs`, `LLMs`) always; `loss`, `corpus`, `bias`, `series`, `robotics`
+    acronym's `s` (`VAEs`, `LoRAs`, `LLMs`) always; `VITS`, `loss`, `corpus`, `bias`, `series`, `robotics`
     and words of three letters or fewer (`gas`, `ms`) stay. A key, not English: it only has to map a
     name's singular and plural to one string without joining two names."""
     if len(written) >= 3 and written.endswith("s") and written[-2].isupper():
         return word[:-1]
+    if written.isupper():       # `VITS`, `MOS`, `GPS`: an acronym ending in S is no plural
+        return word
     if len(word) < 4 or not word.endswith("s") or word.endswith(_NOT_PLURAL) or word in _UNCHANGED_PLURALS:
         return word
     if word.endswith("ies") and len(word) > 4:

@@ -33,6 +33,7 @@ APART = [
     ("time series", "time serie"),
     ("robotics", "robotic"),
     ("FPS", "FP"),                         # an acronym ending in S is no plural
+    ("VITS", "ViT"),                       # a speech model, not vision transformers
     ("gas", "ga"),
     ("GPT-4o", "GPT"),
     ("AIME 2024", "AIME 2025"),
