@@ -6,7 +6,7 @@
 Hidden gold lands near cross-validation, not near dev (dev-fitted rules did not carry over), so choices
 are made here: every learned part is retrained on the other folds (`training.build.train_all`), the
 held-out fold is extracted with the real `Extractor`, and the out-of-fold predictions are scored with
-the shared `score.py`, separately for the seed abstracts, the arXiv abstracts and both together. Folds
+the gold's `score.py`, separately for the seed abstracts, the arXiv abstracts and both together. Folds
 are drawn per collection with a fixed seed, so every fold holds both kinds and runs are reproducible.
 Dev sets are only ever scored, never trained on.
 """

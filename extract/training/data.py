@@ -107,11 +107,6 @@ def tdmsci_docs(nlp: Language, path: Path) -> list[Doc]:
     return docs
 
 
-def large_corpus(shared: Path) -> Path:
-    """The unlabelled corpus of real arXiv ML abstracts (`data/arxiv_large`, none of them in any gold set)."""
-    return shared / "data" / "arxiv_large" / "abstracts.jsonl.gz"
-
-
 def sample_abstracts(path: Path, n: int, seed: int = 13) -> list[str]:
     """`n` abstracts drawn at random (fixed seed) from a JSON Lines corpus, gzip or not, in corpus order:
     the corpus is sorted by arXiv id, so its first `n` would all come from one month."""
