@@ -1,6 +1,6 @@
 """Run the Extractor over a gold JSONL file and score it with the shared `score.py`.
 
-usage: python -m paperkg.extract.training.evaluate GOLD.jsonl [--mode rules] [--out PRED.jsonl] [--gold-dir DIR]
+usage: python -m paperkg.extract.training.evaluate GOLD.jsonl [--mode rules] [--out PRED.jsonl] [--gold-dir D]
 """
 
 from __future__ import annotations
