@@ -29,6 +29,18 @@ def _snapshot(state: BuildState) -> tuple[dict, dict]:
             {k: (e.type, e.source, e.target, e.props) for k, e in graph.edges.items()})
 
 
+def _fresh_snapshot(path: Path, corpus) -> tuple[dict, dict]:
+    """The graph a fresh build of `corpus` into a new store at `path` makes."""
+    fresh = BuildState(path, create=True)
+    with fresh.transaction() as tx:
+        for entry in corpus:
+            add_entry(tx, entry)
+        tx.derive()
+    snapshot = _snapshot(fresh)
+    fresh.close()
+    return snapshot
+
+
 def test_every_store_file_is_sqlite_with_a_schema_version(tmp_path: Path) -> None:
     write_corpus(tmp_path, make_corpus()).close()
     for path in tmp_path.iterdir():
@@ -141,15 +153,9 @@ def test_a_schema_4_store_resolves_acronyms_by_type_after_its_next_build(tmp_pat
         tx.derive()
     new = _snapshot(state)
     state.close()
-    fresh = BuildState(tmp_path / "fresh", create=True)
-    with fresh.transaction() as tx:
-        for entry in corpus:
-            add_entry(tx, entry)
-        tx.derive()
-    assert new == _snapshot(fresh) and "method:mae" not in new[0]
+    assert new == _fresh_snapshot(tmp_path / "fresh", corpus) and "method:mae" not in new[0]
     mentions = {(source, target) for etype, source, target, _ in new[1].values() if etype == "MENTIONS"}
     assert {("paper:m3", "metric:mean-absolute-error"), ("paper:m4", "method:masked-autoencoder")} <= mentions
-    fresh.close()
     with sqlite3.connect(tmp_path / DB_FILE) as db:
         assert db.execute("SELECT count(*) FROM pending_derive").fetchone()[0] == 0
 
@@ -179,13 +185,7 @@ def test_a_schema_5_store_folds_plurals_and_families_after_its_next_build(tmp_pa
         tx.derive()
     new = _snapshot(state)
     state.close()
-    fresh = BuildState(tmp_path / "fresh", create=True)
-    with fresh.transaction() as tx:
-        for entry in corpus:
-            add_entry(tx, entry)
-        tx.derive()
-    assert new == _snapshot(fresh)
-    fresh.close()
+    assert new == _fresh_snapshot(tmp_path / "fresh", corpus)
     entities = {k: props for k, (label, props) in new[0].items() if label != "Paper"}
     assert sorted(entities) == ["method:attention-mechanism", "method:vae", "metric:f1", "model:4o",
                                 "model:gpt", "model:gpt-4o"]
