@@ -6,6 +6,7 @@ Splatting`) still wins."""
 from __future__ import annotations
 
 from paperkg.extract.lexicon.hygiene import (
+    EDGE_DASHES,
     LINE_BREAK_RE,
     MODIFIER_RE,
     NOT_ENTITIES,
@@ -16,8 +17,11 @@ from paperkg.extract.lexicon.hygiene import (
 
 def is_not_entity(text: str) -> bool:
     """A size, number, dimension, version, hardware or vendor name or modifier alone, or a span with
-    a line break, a LaTeX citation or unbalanced brackets (`RL)-based`, `P(Y`): never an entity."""
+    a line break, a LaTeX citation, unbalanced brackets (`RL)-based`, `P(Y`) or a dash at an end
+    (`reach state−`): never an entity."""
     if LINE_BREAK_RE.search(text) or "\\cite" in text or "\\ref" in text:
+        return True
+    if text[:1] in EDGE_DASHES or text[-1:] in EDGE_DASHES:      # `reach state−`, `-based`: a fragment
         return True
     if any(text.count(a) != text.count(b) for a, b in ("()", "[]", "{}")):
         return True

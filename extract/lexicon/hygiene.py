@@ -46,5 +46,7 @@ NOT_ENTITY_RE = re.compile(
 MODIFIER_RE = re.compile(r"[\-\u2010\u2011](?:generated|assisted|driven|powered|enabled|"
                          r"accelerated|written|produced|synthesized|annotated|labeled|labelled)$",
                          re.I)
+# a name never starts or ends with a dash (ASCII, Unicode hyphens and dashes, the minus sign)
+EDGE_DASHES = frozenset("-\u2010\u2011\u2012\u2013\u2014\u2015\u2212")
 # line breaks never belong to a name
 LINE_BREAK_RE = re.compile(r"[\n\r\u2028\u2029\x0b\x0c\x85]")

@@ -17,7 +17,7 @@ from paperkg.extract.pipeline import Extractor
                           "AI-assisted",
                           "Group Relative Policy\nOptimization", "RL)-based post-training", "P(Y",
                           "OfficeHome~\\cite{tomm-ude}", "b]})\\sum_{t", "9.15x", "9.23x", "3.2×", "V_{0.5}",
-                          "x_1")),
+                          "x_1", "reach state\u2212", "-based")),
     *((t, False) for t in ("GPT-4", "Llama-3.1-8B", "Mistral-7B", "T5", "R1", "o1", "3DGS", "D4RL",
                            "ResNet-50", "SDXL", "Stable Diffusion XL", "ImageNet 256x256", "CIFAR-10", "GRPO",
                            "model-free", "MATH500",
