@@ -11,6 +11,7 @@ abstract, labelled with the gold type when the span is exactly an occurrence of 
 from __future__ import annotations
 
 import argparse
+import random
 import re
 import sys
 import time
@@ -139,8 +140,6 @@ class SelfTrain:
 def pseudo_instances(unlabelled: list[list[list[str]]], model: M.SparseSoftmax, settings: SelfTrain,
                      seed: int) -> list[tuple[list[str], int]]:
     """The model's confident predictions over unlabelled docs' candidates as training rows."""
-    import random
-
     rng = random.Random(seed)
     none = LABELS.index(M.LABELS_O)
     out = []
@@ -328,8 +327,6 @@ def main(argv: list[str] | None = None) -> None:
         held_set = set(held)
         rest = [i for i in range(len(records)) if i not in held_set]
         if args.train_fraction < 1.0:       # a point of the learning curve: the held-out fold stays whole
-            import random
-
             rest = sorted(random.Random(args.seed + k).sample(rest, round(len(rest) * args.train_fraction)))
         t0 = time.time()
         model = train([docs[i] for i in rest], [records[i] for i in rest], epochs=args.epochs, l2=args.l2,

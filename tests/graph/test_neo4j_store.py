@@ -1009,6 +1009,19 @@ print("done", flush=True)
 """
 
 
+def kill_mid_save(proc: subprocess.Popen, store: Neo4jStore) -> None:
+    """SIGKILL the saving process `proc` (a `_saver`) once `store` says its save is writing."""
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "start"
+        deadline = time.monotonic() + 60
+        while store.build_status()["state"] != "writing" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.wait(30)
+
+
 def _saver(tmp_path: Path, uri: str, prefix: str, papers: int = 600, batch: int = 50,
            ttl: float = 30.0) -> subprocess.Popen:
     script = tmp_path / f"save-{prefix}.py"
@@ -1042,16 +1055,7 @@ def test_killed_build_shows_interrupted_and_the_next_repairs(neo4j_uri: str, sto
     """SIGKILL mid-save: readers see "interrupted" (not a complete graph), the lease expires, the
     next build takes it after waiting and leaves exactly its graph."""
     store.save_graph(big_graph(papers=50, prefix="old")[1], generation="old")
-    proc = _saver(tmp_path, neo4j_uri, "a", ttl=3.0)
-    try:
-        assert proc.stdout is not None and proc.stdout.readline().strip() == "start"
-        deadline = time.monotonic() + 60
-        while store.build_status()["state"] != "writing" and time.monotonic() < deadline:
-            time.sleep(0.05)
-        time.sleep(0.3)
-        proc.send_signal(signal.SIGKILL)
-    finally:
-        proc.wait(30)
+    kill_mid_save(_saver(tmp_path, neo4j_uri, "a", ttl=3.0), store)
     assert store.build_status()["state"] in ("writing", "interrupted")
     assert store.synced_generation() is None
     time.sleep(3.5)

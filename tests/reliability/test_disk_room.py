@@ -12,34 +12,25 @@ build says so before extracting (exit 74); it passes before and after the fix.
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import shutil
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-ARXIV = ROOT / "examples" / "arxiv" / "abstracts.jsonl"
+from tests.reliability.mounts import ARXIV, build_example_store, cli_env, paperkg
+
 N = 3000
 
-
-def _env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith("PAPERKG_")}
-
-
-def _paperkg(*args: str) -> str:
-    return shlex.join([sys.executable, "-m", "paperkg.api.cli", *args])
 
 
 def _in_tmpfs(size: str, mount: Path, script: str) -> subprocess.CompletedProcess[str]:
     mount.mkdir()
     return subprocess.run(["unshare", "-m", "sh", "-c",
                            f"mount -t tmpfs -o size={size} tmpfs {shlex.quote(str(mount))} && {script}"],
-                          capture_output=True, text=True, env=_env(), timeout=600)
+                          capture_output=True, text=True, env=cli_env(), timeout=600)
 
 
 @pytest.fixture(scope="module")
@@ -50,11 +41,7 @@ def small_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     probe = _in_tmpfs("1m", tmp / "probe", "true")
     if probe.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {probe.stderr.strip()}")
-    done = subprocess.run([sys.executable, "-m", "paperkg.api.cli", "build", str(ARXIV), "--mode", "rules",
-                           "--store", str(tmp / "store")], capture_output=True, text=True, env=_env(),
-                          timeout=300)
-    assert done.returncode == 0, done.stderr
-    return tmp / "store"
+    return build_example_store(tmp / "store")
 
 
 def _committed(db_file: Path) -> int:
@@ -122,7 +109,7 @@ def test_a_store_that_will_not_fit_is_refused_before_extracting(small_store, tmp
     store = mount / "store"
     done = _in_tmpfs("40m", mount, " && ".join([
         f"cp -r {shlex.quote(str(small_store))} {shlex.quote(str(store))}",
-        _paperkg("build", str(additions), "--mode", "rules", "--store", str(store)),
+        paperkg("build", str(additions), "--mode", "rules", "--store", str(store)),
     ]))
     assert done.returncode == 74, done.stderr[-2000:]
     assert "not enough space" in done.stderr and "nothing was extracted" in done.stderr

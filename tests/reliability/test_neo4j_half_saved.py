@@ -10,7 +10,6 @@ killed for real (SIGKILL of a saving process) on the Neo4j test engine.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -24,7 +23,7 @@ from fastapi.testclient import TestClient
 from paperkg.api.app import create_app
 from paperkg.api.settings import Settings
 from paperkg.graph.neo4j_store import Neo4jStore
-from tests.graph.test_neo4j_store import _saver, big_graph
+from tests.graph.test_neo4j_store import _saver, big_graph, kill_mid_save
 
 
 @pytest.fixture
@@ -42,16 +41,7 @@ def _stats(uri: str) -> subprocess.CompletedProcess[str]:
 
 
 def _kill_mid_save(tmp_path: Path, uri: str, store: Neo4jStore) -> None:
-    proc = _saver(tmp_path, uri, "half", ttl=2.0)
-    try:
-        assert proc.stdout is not None and proc.stdout.readline().strip() == "start"
-        deadline = time.monotonic() + 60
-        while store.build_status()["state"] != "writing" and time.monotonic() < deadline:
-            time.sleep(0.05)
-        time.sleep(0.3)
-        proc.send_signal(signal.SIGKILL)
-    finally:
-        proc.wait(30)
+    kill_mid_save(_saver(tmp_path, uri, "half", ttl=2.0), store)
     time.sleep(2.5)                     # the killed save's lease runs out
     assert store.build_status()["state"] == "interrupted"
 

@@ -19,21 +19,12 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-ARXIV = ROOT / "examples" / "arxiv" / "abstracts.jsonl"
-
-
-def _env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith("PAPERKG_")}
-
-
-def _paperkg(*args: str) -> str:
-    return shlex.join([sys.executable, "-m", "paperkg.api.cli", *args])
+from tests.reliability.mounts import ROOT, build_example_store, cli_env, paperkg
 
 
 def _in_namespace(script: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True,
-                          env=_env(), timeout=timeout)
+                          env=cli_env(), timeout=timeout)
 
 
 @pytest.fixture(scope="module")
@@ -44,11 +35,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     probe = _in_namespace(f"mount -t tmpfs -o size=1m tmpfs {shlex.quote(str(tmp))}")
     if probe.returncode != 0:
         pytest.skip(f"cannot mount here: {probe.stderr.strip()}")
-    done = subprocess.run([sys.executable, "-m", "paperkg.api.cli", "build", str(ARXIV), "--mode", "rules",
-                           "--store", str(tmp / "store")], capture_output=True, text=True, env=_env(),
-                          timeout=300)
-    assert done.returncode == 0, done.stderr
-    return tmp / "store"
+    return build_example_store(tmp / "store")
 
 
 def _read_only_mount(store: Path, mount: Path) -> str:
@@ -69,10 +56,10 @@ def test_stats_query_and_export_answer(store, tmp_path, setup):
     mount = tmp_path / "mnt"
     out = tmp_path / "out.graphml"
     steps = [setup(store, mount),
-             _paperkg("stats", "--json", "--store", str(mount)),
-             _paperkg("query", "top_entities", "--param", "type=Method", "--param", "limit=3", "--json",
+             paperkg("stats", "--json", "--store", str(mount)),
+             paperkg("query", "top_entities", "--param", "type=Method", "--param", "limit=3", "--json",
                       "--store", str(mount)),
-             _paperkg("export", "graphml", str(out), "--store", str(mount))]
+             paperkg("export", "graphml", str(out), "--store", str(mount))]
     done = _in_namespace(" && echo '#' && ".join(steps))
     assert done.returncode == 0, done.stderr
     stats, top = (json.loads(part) for part in done.stdout.split("#\n")[1:3])
@@ -84,7 +71,7 @@ def test_stats_query_and_export_answer(store, tmp_path, setup):
 def test_a_build_into_a_read_only_store_says_it_cannot_write(store, tmp_path):
     mount = tmp_path / "mnt"
     done = _in_namespace(_read_only_mount(store, mount) + " && "
-                         + _paperkg("build", str(ROOT / "examples" / "abstracts"), "--mode", "rules",
+                         + paperkg("build", str(ROOT / "examples" / "abstracts"), "--mode", "rules",
                                     "--store", str(mount)))
     assert done.returncode == 73, done.stderr
     assert "cannot write the store" in done.stderr
@@ -106,7 +93,7 @@ def test_serve_answers_from_a_read_only_store(store, tmp_path):
               f"        print(r.status, json.dumps(json.load(r)))\n")
     script = " && ".join([
         _read_only_mount(store, mount),
-        f"({_paperkg('serve', '--port', str(port), '--store', str(mount))} >/dev/null "
+        f"({paperkg('serve', '--port', str(port), '--store', str(mount))} >/dev/null "
         f"2>{tmp_path}/log & echo $! > {tmp_path}/pid)",
         shlex.join([sys.executable, "-c", client]),
     ]) + f"; rc=$?; kill $(cat {tmp_path}/pid); exit $rc"
@@ -133,14 +120,14 @@ def test_another_users_store_answers(store):
         nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-m",
                   "paperkg.api.cli"]
         read = subprocess.run([*nobody, "stats", "--json", "--store", str(place / "store")],
-                              capture_output=True, text=True, env=_env(), timeout=120, cwd=place)
+                              capture_output=True, text=True, env=cli_env(), timeout=120, cwd=place)
         if "Permission denied" in read.stderr and "python" in read.stderr:
             pytest.skip("nobody cannot run this Python environment")
         assert read.returncode == 0, read.stderr
         assert json.loads(read.stdout)["nodes"]["Paper"] == 300
         write = subprocess.run([*nobody, "build", str(ROOT / "examples" / "abstracts"), "--mode", "rules",
                                 "--store", str(place / "store")], capture_output=True, text=True,
-                               env=_env(), timeout=120, cwd=place)
+                               env=cli_env(), timeout=120, cwd=place)
         assert write.returncode == 73 and "cannot write the store" in write.stderr, write.stderr
     finally:
         shutil.rmtree(place)
