@@ -113,7 +113,13 @@ def test_another_users_store_answers(store):
     if shutil.which("setpriv") is None or os.geteuid() != 0:
         pytest.skip("needs root and setpriv(1) to run as another user")
     place = Path(tempfile.mkdtemp(prefix="paperkg-other-"))
+    # `nobody` must reach this checkout and its environment: a clone in a `mktemp -d` folder (mode 700)
+    # is closed to other users, so its closed ancestors are opened for traversal during the test only
+    closed = {p: p.stat().st_mode for d in (ROOT, Path(sys.prefix)) for p in (d, *d.parents)
+              if not p.stat().st_mode & 0o001}
     try:
+        for p, mode in closed.items():
+            p.chmod(mode | 0o001)
         place.chmod(0o755)
         shutil.copytree(store, place / "store")
         (place / "store").chmod(0o755)
@@ -130,4 +136,6 @@ def test_another_users_store_answers(store):
                                env=cli_env(), timeout=120, cwd=place)
         assert write.returncode == 73 and "cannot write the store" in write.stderr, write.stderr
     finally:
+        for p, mode in closed.items():
+            p.chmod(mode)
         shutil.rmtree(place)
