@@ -12,7 +12,11 @@ from dataclasses import dataclass, field
 from paperkg.graph.model import ENTITY_LABELS as ENTITY_TYPES
 from paperkg.graph.model import RELATION_TYPES
 
-__all__ = ["ENTITY_TYPES", "RELATION_TYPES", "Extraction", "Mention", "PaperInput", "RelationMention"]
+__all__ = ["ENTITY_TYPES", "RELATION_TYPES", "RESULT_KINDS", "Extraction", "Mention", "PaperInput",
+           "RelationMention", "ResultMention"]
+
+# `RESULTS_GUIDELINE.md`: a score, a change against something, or a ratio
+RESULT_KINDS: tuple[str, ...] = ("absolute", "delta", "ratio")
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,34 @@ class RelationMention:
     confidence: float = 1.0
 
 
+@dataclass(frozen=True)
+class ResultMention:
+    """One number an abstract reports as the outcome of running a method or model.
+
+    `value` is copied from the abstract character for character (`65.8\\%`, `$-37.3$pp`), as the
+    results gold writes it, so `abstract[start:end] == value`; `display` is what pages show (`65.8%`,
+    `-37.3 pp`). `number` is the parsed, signed magnitude (the low end of a range, whose high end is
+    `upper`), None when the value has no digits (`two orders of magnitude`). `unit` is what follows the
+    number (`%`, `pp`, `points`, `x`, a metric word, or ""). The four links are surfaces of this
+    abstract's mentions (None when the abstract does not name them).
+    """
+
+    value: str
+    kind: str
+    start: int
+    end: int
+    sentence: int
+    display: str
+    number: float | None = None
+    upper: float | None = None
+    unit: str = ""
+    subject: str | None = None
+    benchmark: str | None = None
+    metric: str | None = None
+    baseline: str | None = None
+    confidence: float = 1.0
+
+
 @dataclass
 class Extraction:
     """Everything the extractor found in one abstract."""
@@ -69,6 +101,7 @@ class Extraction:
     mentions: list[Mention] = field(default_factory=list)
     aliases: list[tuple[str, str]] = field(default_factory=list)
     relations: list[RelationMention] = field(default_factory=list)
+    results: list[ResultMention] = field(default_factory=list)
     # `extract.version.extractor_fingerprint` of what produced it ("" when unknown: made before
     # fingerprints existed, or by hand in tests); a build re-extracts when it differs from its own.
     extractor: str = ""
