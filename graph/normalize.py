@@ -28,10 +28,14 @@ def drop_format_chars(text: str) -> str:
     return "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
 
 
+def _written(text: str) -> str:
+    """Text as every key reads it: NFKC, one hyphen for every dash, no format characters."""
+    return drop_format_chars(fold_dashes(unicodedata.normalize("NFKC", text)))
+
+
 def paper_text_key(text: str) -> str:
     """Two abstracts with the same key are one paper (NFKC, dashes, format chars, spaces, case)."""
-    text = drop_format_chars(fold_dashes(unicodedata.normalize("NFKC", text)))
-    return _SPACE_RE.sub(" ", text).strip().casefold()
+    return _SPACE_RE.sub(" ", _written(text)).strip().casefold()
 
 
 def paper_id_for(text: str) -> str:
@@ -46,8 +50,7 @@ def name_key(name: str) -> str:
     `LLaMA3.1-8B`, `llama3.1 8b` and `LLaMA3.1‑8B` share a key; `LLaMA3.1-8B` and `LLaMA3-8B` do not.
     Cached: resolution asks for the key of every mention, and names recur across papers.
     """
-    text = drop_format_chars(fold_dashes(unicodedata.normalize("NFKC", name))).casefold()
-    return _NAME_SEP_RE.sub(" ", text).strip(" .,;:")
+    return _NAME_SEP_RE.sub(" ", _written(name).casefold()).strip(" .,;:")
 
 
 # A last word that ends in `s` but is no plural (`loss`, `corpus`, `analysis`, `bias`, `series`).
@@ -86,8 +89,7 @@ def compact_key(name: str) -> str:
     trailing `score` after a capitalised or numbered name dropped (`F1-score` is `F1`, `BLEU score`
     is `BLEU`; `Inception Score` stays). Cached: every mention of every build asks for it."""
     words = name_key(name).split(" ")
-    written = _NAME_SEP_RE.split(drop_format_chars(fold_dashes(unicodedata.normalize("NFKC", name)))
-                                 .strip(" .,;:"))
+    written = _NAME_SEP_RE.split(_written(name).strip(" .,;:"))
     if len(words) > 1 and words[-1] in _SCORE_WORDS and len(written) > 1 and _short_name(written[-2]):
         words.pop()
         written.pop()
