@@ -7,6 +7,7 @@ from __future__ import annotations
 from spacy.language import Language
 
 from paperkg.extract.acronyms import AcronymDetector
+from paperkg.extract.described_methods import DEFAULT_CONFIDENCE, DescribedMethods
 from paperkg.extract.gazetteer import GazetteerMatcher
 from paperkg.extract.intro_names import IntroducedNameFinder
 from paperkg.extract.introduced import IntroductionMarker
@@ -73,6 +74,11 @@ def make_relations(nlp: Language, name: str) -> RelationExtractor:
 @Language.factory("paperkg_mentions", default_config={"path": None, "threshold": None})
 def make_mentions(nlp: Language, name: str, *, path: str | None, threshold: float | None) -> MentionScorer:
     return MentionScorer(name, path=path, threshold=threshold)
+
+
+@Language.factory("paperkg_described_methods", default_config={"confidence": DEFAULT_CONFIDENCE})
+def make_described_methods(nlp: Language, name: str, *, confidence: float) -> DescribedMethods:
+    return DescribedMethods(name, confidence=confidence)
 
 
 @Language.factory("paperkg_relation_scorer", default_config={"path": None})

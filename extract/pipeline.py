@@ -81,6 +81,7 @@ def build_nlp(mode: str = "default", ner_path: str | Path | None = None,
         models = Path(model_dir) if model_dir else MODEL_DIR
         if typer_path is None and phrases_path is None and (models / "mentions.json").exists():
             nlp.add_pipe("paperkg_mentions").load(models / "mentions.json")
+            nlp.add_pipe("paperkg_described_methods")
             nlp.add_pipe("paperkg_introduced")
             if (models / "relations.json").exists():
                 nlp.add_pipe("paperkg_relation_scorer").load(models / "relations.json")

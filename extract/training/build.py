@@ -23,6 +23,7 @@ from pathlib import Path
 
 from paperkg.extract import mention_scorer as M
 from paperkg.extract import relation_scorer as R
+from paperkg.extract.described_methods import SOURCE as DESCRIBED
 from paperkg.extract.training import sparse
 from paperkg.extract.training import train_mentions as T
 
@@ -53,6 +54,7 @@ class Settings:
     lexicon: bool = True
     clusters: bool = True
     heads: bool = True
+    described: bool = True
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Settings:
@@ -87,7 +89,7 @@ def train_models(docs, records: list[dict], settings: Settings, lexicon: dict[st
     mentions = T.train(docs, records, epochs=settings.epochs, l2=settings.l2, lr=settings.lr,
                        seed=settings.seed, min_count=settings.min_count, lexicon=lexicon,
                        typer=settings.typer, **(unlabelled or {}))
-    T.mark(docs, mentions, settings.threshold, settings.name_threshold)
+    T.mark(docs, mentions, settings.threshold, settings.name_threshold, settings.described)
     relations = T.train_relations(docs, records, epochs=settings.rel_epochs, seed=settings.seed,
                                   heads=settings.heads, decide=settings.rel_decide,
                                   heads_k=settings.rel_heads, head_floor=settings.rel_head_floor)
@@ -112,11 +114,13 @@ def out_of_fold(docs, records: list[dict], settings: Settings, lexicon, unlabell
         mentions, relations = train_models([docs[i] for i in rest], [records[i] for i in rest], settings,
                                            lexicon, unlabelled)
         held_docs = [docs[i] for i in held]
-        T.mark(held_docs, mentions, settings.threshold, settings.name_threshold)
+        T.mark(held_docs, mentions, settings.threshold, settings.name_threshold, settings.described)
         for doc, i in zip(held_docs, held, strict=True):
             gold_ents, gold_rels = _norm_sets(records[i])
             best: dict[tuple[str, str], float] = {}
             for span, conf in zip(doc.spans["paperkg"], doc._.paperkg_confidence, strict=False):
+                if span.kb_id_ == DESCRIBED:    # a rule's fixed confidence, not the scorer's to calibrate
+                    continue
                 key = (T._norm(span.text), span.label_)
                 best[key] = max(best.get(key, 0.0), conf)
             for key, conf in best.items():

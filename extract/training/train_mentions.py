@@ -23,6 +23,7 @@ from spacy.tokens import Doc
 
 from paperkg.extract import mention_scorer as M
 from paperkg.extract import relation_scorer as R
+from paperkg.extract.described_methods import DEFAULT_CONFIDENCE, add_described_method
 from paperkg.extract.doc_utils import FINAL, TokenView, doc_text, make_doc, sentence_index
 from paperkg.extract.introduced import detect_introduced
 from paperkg.extract.relations import extract_relations
@@ -179,14 +180,18 @@ def _norm(text: str) -> str:
     return re.sub(r"[\u2010\u2011\u2012\u2013\u2014\u2212\-\s]+", " ", text.casefold()).strip(" .,;:")
 
 
-def mark(docs: list[Doc], model: M.SparseSoftmax, threshold: float, name_threshold: float = 1.0) -> None:
-    """Run the mention scorer and the introduction marker over docs that went through the rules."""
+def mark(docs: list[Doc], model: M.SparseSoftmax, threshold: float, name_threshold: float = 1.0,
+         described: bool = True) -> None:
+    """Run the mention scorer, the described-method finder (`described`) and the introduction marker
+    over docs that went through the rules."""
     scorer = M.MentionScorer("paperkg_mentions", threshold=threshold)
     scorer.model = M.SparseSoftmax(model.labels, model.weights, lexicon=model.lexicon,
                                    calibration={**model.calibration, "name_threshold": name_threshold},
                                    clusters=model.clusters, typer=model.typer)
     for doc in docs:
         scorer(doc)
+        if described:
+            add_described_method(doc, DEFAULT_CONFIDENCE)
         sents, sent_of = sentence_index(doc)
         doc._.paperkg_introduced = detect_introduced(doc, list(doc.spans[FINAL]), sents, sent_of)
 
@@ -297,6 +302,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--st-negatives", type=float, default=0.2)
     parser.add_argument("--st-weight", type=float, default=0.5)
     parser.add_argument("--st-rounds", type=int, default=1)
+    parser.add_argument("--no-described", action="store_true",
+                        help="leave out the unnamed methods papers introduce (described_methods.py)")
     parser.add_argument("--no-typer", action="store_true", help="types from the joint model alone")
     parser.add_argument("--train-fraction", type=float, default=1.0,
                         help="train each fold on this share of the other folds (a learning curve)")
@@ -337,7 +344,7 @@ def main(argv: list[str] | None = None) -> None:
         heads = relations = None
         if args.heads or rel_cuts:
             rest_docs = [docs[i] for i in rest]
-            mark(rest_docs, model, *thresholds[0])
+            mark(rest_docs, model, *thresholds[0], described=not args.no_described)
             if rel_cuts:
                 relations = train_relations(rest_docs, [records[i] for i in rest], seed=args.seed,
                                             heads=args.heads, decide=args.rel_decide,
@@ -346,7 +353,7 @@ def main(argv: list[str] | None = None) -> None:
             else:
                 heads = train_heads(rest_docs, [records[i] for i in rest], seed=args.seed)
         for m, t in thresholds:
-            mark(held_docs, model, m, t)
+            mark(held_docs, model, m, t, described=not args.no_described)
             preds[m, t].update(predict(held_docs, held_recs, heads))
             for cut in rel_cuts:
                 rel_preds.setdefault((m, t, cut), {}).update(
