@@ -15,6 +15,7 @@ escaped here, since displaCy inserts titles as they are. The page has no script.
 from __future__ import annotations
 
 import html
+import warnings
 from collections.abc import Iterable
 
 import spacy
@@ -56,4 +57,6 @@ def render_page(extractions: Iterable[Extraction]) -> str:
     nlp = spacy.blank("en")
     customize_tokenizer(nlp)
     docs = [extraction_doc(nlp, e) for e in extractions]
-    return displacy.render(docs, style="span", page=True, options=OPTIONS, jupyter=False)
+    with warnings.catch_warnings():     # W117, once per abstract with no entity: shown as it is
+        warnings.filterwarnings("ignore", message=r"\[W117\]")
+        return displacy.render(docs, style="span", page=True, options=OPTIONS, jupyter=False)
