@@ -160,7 +160,8 @@ def test_extract_html_writes_one_escaped_page_of_every_abstract(tmp_path: Path) 
     assert re.search(r"&lt;\s*img src", page) and re.search(r"&lt;\s*script\s*&gt;", page)   # shown as text
     jsonl = tmp_path / "out.jsonl"
     both = paperkg("extract", str(source), "--html", str(out), "-o", str(jsonl), "--mode", "rules")
-    entities = [e for line in jsonl.read_text(encoding="utf-8").splitlines() for e in json.loads(line)["entities"]]
+    lines = jsonl.read_text(encoding="utf-8").splitlines()
+    entities = [e for line in lines for e in json.loads(line)["entities"]]
     assert {"ImageNet", "Atari 2600"} <= {e["text"] for e in entities}
     import spacy
 

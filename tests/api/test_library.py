@@ -14,7 +14,12 @@ from pathlib import Path
 import pytest
 
 import paperkg
-from paperkg.graph.errors import InputNotFoundError, ParameterUsageError, UnknownEntityError, UnknownQueryError
+from paperkg.graph.errors import (
+    InputNotFoundError,
+    ParameterUsageError,
+    UnknownEntityError,
+    UnknownQueryError,
+)
 from paperkg.graph.normalize import paper_id_for
 from tests.api.test_cli import GOOD
 from tests.api.test_cli import paperkg as cli
@@ -26,7 +31,8 @@ def kg(seed_store_path: Path) -> Iterator[paperkg.PaperKG]:
         yield opened
 
 
-def test_networkx_has_the_nodes_and_edges_of_paperkg_stats(kg: paperkg.PaperKG, seed_store_path: Path) -> None:
+def test_networkx_has_the_nodes_and_edges_of_paperkg_stats(kg: paperkg.PaperKG,
+                                                           seed_store_path: Path) -> None:
     proc = cli("stats", "--json", "--store", str(seed_store_path))
     assert proc.returncode == 0, proc.stderr
     counts = json.loads(proc.stdout)
@@ -40,9 +46,10 @@ def test_networkx_has_the_nodes_and_edges_of_paperkg_stats(kg: paperkg.PaperKG, 
     assert grpo["label"] == "Method" and grpo["name"] == "GRPO" and grpo["paper_count"] > 1
     assert "Group Relative Policy Optimization" in grpo["aliases"]
     source, target, props = next((u, v, p) for u, v, p in g.edges(data=True) if p["type"] == "EVALUATED_ON")
-    assert g.nodes[source]["label"] in {"Method", "Model"} and g.nodes[target]["label"] in {"Dataset", "Benchmark"}
+    assert g.nodes[source]["label"] in {"Method", "Model"}
+    assert g.nodes[target]["label"] in {"Dataset", "Benchmark"}
     assert props["support"] == len(props["papers"]) == len(props["evidence"]) and 0 < props["confidence"] <= 1
-    paper, entity, mention = next((u, v, p) for u, v, p in g.edges(data=True) if p["type"] == "MENTIONS")
+    paper, _, mention = next((u, v, p) for u, v, p in g.edges(data=True) if p["type"] == "MENTIONS")
     assert g.nodes[paper]["label"] == "Paper" and mention["count"] == len(mention["starts"])
     g.nodes["method:group-relative-policy-optimization"]["name"] = "changed"     # the caller's own copy
     assert kg.networkx().nodes["method:group-relative-policy-optimization"]["name"] == "GRPO"
