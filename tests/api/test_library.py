@@ -142,3 +142,27 @@ def test_reading_a_graph_never_imports_spacy(seed_store_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout.replace("'", '"')) == sorted(paperkg.__all__)
     assert all(hasattr(paperkg, name) for name in paperkg.__all__)
+
+
+@pytest.mark.neo4j
+def test_a_neo4j_graph_opened_by_uri_answers_as_the_embedded_one(kg: paperkg.PaperKG, neo4j_uri: str,
+                                                                 neo4j_seed_store: object,
+                                                                 tmp_path: Path) -> None:
+    with paperkg.open(neo4j_uri) as remote:
+        assert remote.kind == "neo4j" and remote.stats() == kg.stats()
+        assert remote.query("evaluated_on", name="MATH500") == kg.query("evaluated_on", name="MATH500")
+        assert remote.entity("GRPO") == kg.entity("GRPO")
+        g, local = remote.networkx(), kg.networkx()
+        assert sorted(g.nodes) == sorted(local.nodes)
+        assert sorted(g.edges(keys=True)) == sorted(local.edges(keys=True))
+        grpo = "method:group-relative-policy-optimization"
+        assert g.nodes[grpo]["label"] == "Method" and g.nodes[grpo]["aliases"] == local.nodes[grpo]["aliases"]
+    # a build into Neo4j as `paperkg build --neo4j URI --store DIR --replace-neo4j-graph` makes it
+    good = tmp_path / "good.jsonl"
+    good.write_text("".join(json.dumps(r) + "\n" for r in GOOD), encoding="utf-8")
+    summary = paperkg.build(good, store=tmp_path / "state", neo4j=neo4j_uri, replace_neo4j_graph=True,
+                            mode="rules")
+    with paperkg.open(neo4j_uri, store=tmp_path / "state") as remote, \
+            paperkg.open(tmp_path / "state") as state:
+        assert remote.stats() == state.stats() == summary.stats and summary.papers == 3
+        assert remote.store_dir == tmp_path / "state"
