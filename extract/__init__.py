@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 class _CallablePackage(types.ModuleType):
     def __call__(self, texts: Iterable[str | tuple[str, str]], *, mode: str = "default",
                  jobs: int = 1) -> list[Extraction]:
+        """`paperkg.extract(texts)`: see `paperkg.extract.pipeline.extract_texts`."""
         from paperkg.extract.pipeline import extract_texts
 
         return extract_texts(texts, mode=mode, jobs=jobs)
