@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from paperkg.api.build import BuildSummary, Problem, open_target
 from paperkg.api.build import build as _build
-from paperkg.graph.errors import NotFoundError
+from paperkg.graph.errors import NotFoundError, UsageError
 from paperkg.graph.model import KnowledgeGraph
 from paperkg.graph.secrets import register_secret
 from paperkg.graph.store import DEFAULT_STORE, GraphStore, open_store
@@ -190,8 +190,12 @@ def neo4j_auth(user: str | None = None, password: str | None = None,
     if password is None:
         path = os.environ.get("PAPERKG_NEO4J_PASSWORD_FILE")
         if path:
-            with Path(path).open(encoding="utf-8") as fh:     # `open` is this module's own
-                password = fh.readline().rstrip("\r\n")
+            try:
+                with Path(path).open(encoding="utf-8") as fh:     # `open` is this module's own
+                    password = fh.readline().rstrip("\r\n")
+            except OSError as err:
+                raise UsageError(f"cannot read the password file {path} (PAPERKG_NEO4J_PASSWORD_FILE): "
+                                 f"{err.strerror}") from err
         else:
             password = os.environ.get("PAPERKG_NEO4J_PASSWORD") or None
     register_secret(password)

@@ -19,6 +19,7 @@ from paperkg.graph.errors import (
     ParameterUsageError,
     UnknownEntityError,
     UnknownQueryError,
+    UsageError,
 )
 from paperkg.graph.normalize import paper_id_for
 from tests.api.test_cli import GOOD
@@ -81,7 +82,8 @@ def test_entities_and_papers(kg: paperkg.PaperKG) -> None:
     assert kg.cypher("MATCH (m:Method {name: $name}) RETURN m.id AS id", name="GRPO") == [{"id": grpo["id"]}]
 
 
-def test_errors_name_what_went_wrong(kg: paperkg.PaperKG, tmp_path: Path) -> None:
+def test_errors_name_what_went_wrong(kg: paperkg.PaperKG, tmp_path: Path,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(UnknownEntityError, match="did you mean 'GRPO'"):
         kg.query("papers_mentioning", name="GRPPO")
     with pytest.raises(UnknownQueryError, match="evaluated_on"):
@@ -90,6 +92,15 @@ def test_errors_name_what_went_wrong(kg: paperkg.PaperKG, tmp_path: Path) -> Non
         kg.query("evaluated_on", nme="MATH500")
     with pytest.raises(InputNotFoundError):
         paperkg.open(tmp_path / "no-store")
+    monkeypatch.setenv("PAPERKG_NEO4J_PASSWORD_FILE", str(tmp_path / "no-file"))
+    with pytest.raises(UsageError, match=r"cannot read the password file .*no-file"):
+        paperkg.open("bolt://127.0.0.1:1")
+
+
+def test_the_catalog_is_the_clis(kg: paperkg.PaperKG) -> None:
+    proc = cli("query", "--list", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert kg.catalog() == json.loads(proc.stdout) and "evaluated_on" in [q["name"] for q in kg.catalog()]
 
 
 def test_to_pandas_without_pandas_says_how_to_get_it(kg: paperkg.PaperKG,
