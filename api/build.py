@@ -38,6 +38,19 @@ if TYPE_CHECKING:
     from paperkg.graph.neo4j_store import Neo4jStore
 
 
+__all__ = ["BuildSummary", "Problem", "build", "check", "extract", "extract_page", "open_target", "remove",
+           "repair"]
+
+
+def open_target(uri: str, user: str | None, password: str | None, database: str | None, *,
+                replace: bool = False) -> Neo4jStore:
+    """The Neo4j store a build (`--neo4j URI`) also writes; `replace`: replace a graph another build
+    state wrote there (`--replace-neo4j-graph`), which is refused otherwise."""
+    from paperkg.graph.neo4j_store import Neo4jStore
+
+    return Neo4jStore(uri, user, password, database, replace_other=replace)
+
+
 @dataclass
 class BuildSummary:
     records: int = 0
@@ -210,6 +223,14 @@ def extract(paths: Sequence[str], *, mode: str, n_process: int,
 
     records = read_inputs(paths, on_problem)
     return Extractor(mode=mode, n_process=n_process).extract((r.id, r.abstract) for r in records)
+
+
+def extract_page(extractions: Iterable[Extraction]) -> str:
+    """`paperkg extract --html`: one HTML page showing every extraction's entities in its abstract
+    (displaCy's span view, `extract.display`)."""
+    from paperkg.extract.display import render_page
+
+    return render_page(extractions)
 
 
 def _write(tx: StateWriter, target: GraphWriter | None) -> None:

@@ -145,14 +145,16 @@ def _open(kwargs: dict[str, Any], *, create: bool = False) -> GraphStore:
 
 def _build_target(kwargs: dict[str, Any]) -> tuple[str, GraphStore | None]:
     """Where a build keeps its state (--store), and the Neo4j store it also writes (--neo4j)."""
+    from paperkg.api.build import open_target
+
     store_dir = kwargs.pop("store")
     password = neo4j_password(kwargs)
     uri = kwargs.pop("neo4j_uri")
     replace = kwargs.pop("replace_neo4j_graph", False)
     if not uri:
         return store_dir, None
-    target = open_store(None, uri, kwargs.pop("neo4j_user"), password, kwargs.pop("neo4j_database"))
-    target.replace_other = replace    # type: ignore[attr-defined]   (open_store with a URI: Neo4jStore)
+    target = open_target(uri, kwargs.pop("neo4j_user"), password, kwargs.pop("neo4j_database"),
+                         replace=replace)
     return store_dir, target
 
 
@@ -399,10 +401,13 @@ def repair(store: str, as_json: bool) -> None:
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write JSON lines here instead of stdout.")
+@click.option("--html", "html_out", type=click.Path(dir_okay=False, writable=True), default=None,
+              metavar="OUT", help="Write one HTML page showing every abstract with its entities marked "
+                                  "(displaCy's span view) to OUT; JSON lines then only with -o.")
 @click.option("--mode", type=click.Choice(["default", "rules"]), default="default", show_default=True)
 @click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True)
 @handle_errors
-def extract(inputs: tuple[str, ...], output: str | None, mode: str, jobs: int) -> None:
+def extract(inputs: tuple[str, ...], output: str | None, html_out: str | None, mode: str, jobs: int) -> None:
     """Extract entities, acronyms and relations, one JSON line per abstract (no store)."""
     from paperkg.api import build as pipeline
 
@@ -415,14 +420,22 @@ def extract(inputs: tuple[str, ...], output: str | None, mode: str, jobs: int) -
         reporter(problem)
 
     extractions = pipeline.extract(inputs, mode=mode, n_process=jobs, on_problem=report)
-    out = open(output, "w", encoding="utf-8") if output else sys.stdout  # noqa: SIM115
+    shown: list[Any] = []
+    out = open(output, "w", encoding="utf-8") if output else None if html_out else sys.stdout  # noqa: SIM115
     try:
         for extraction in extractions:
-            out.write(json.dumps(extraction.to_json(), ensure_ascii=False) + "\n")
+            if out is not None:
+                out.write(json.dumps(extraction.to_json(), ensure_ascii=False) + "\n")
+            if html_out:
+                shown.append(extraction)
     finally:
-        if output:
+        if output and out is not None:
             out.close()
         reporter.finish()
+    if html_out:
+        with open(html_out, "w", encoding="utf-8") as page:
+            page.write(pipeline.extract_page(shown))
+        click.echo(f"wrote {len(shown)} abstracts with their entities to {html_out}", err=True)
     if errors:
         sys.exit(65)
 

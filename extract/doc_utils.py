@@ -9,7 +9,12 @@ Results live on the Doc as plain values, so that docs cross process boundaries w
 - `doc._.paperkg_scores`: {(start, end): probability} of the phrases the phrase finder proposed;
 - `doc._.paperkg_confidence`: the probability of each resolved mention, in `doc.spans["paperkg"]` order;
 - `doc._.paperkg_introduced`: list of [start_char, end_char] of mentions presented as new;
-- `doc._.paperkg_relations`: list of [head, TYPE, tail, sentence index, probability].
+- `doc._.paperkg_relations`: list of [head, TYPE, tail, sentence index, probability];
+- `doc._.paperkg_results`: the numbers the abstract reports as results (`graph.records.ResultMention`
+  each), filled by a results component when the pipeline has one, None otherwise.
+
+Every extension is registered when any paperkg component is imported (spaCy imports them through the
+`spacy_factories` entry points), so a user's own pipeline (`spacy.blank("en").add_pipe(...)`) has them.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ CANDS = "paperkg_cands"
 FINAL = "paperkg"
 
 for _name in ("paperkg_aliases", "paperkg_introduced", "paperkg_relations", "paperkg_typed",
-              "paperkg_scores", "paperkg_confidence"):
+              "paperkg_scores", "paperkg_confidence", "paperkg_results"):
     if not Doc.has_extension(_name):
         Doc.set_extension(_name, default=None)
 

@@ -4,6 +4,9 @@
     for ex in Extractor().extract([(paper_id, abstract), ...]):
         print(ex.to_json())
 
+As a spaCy pipeline: `load_pipeline()` (also `paperkg.load_pipeline()`) is the `Language`; its
+results are on the Doc (`doc.spans["paperkg"]`, `doc._.paperkg_aliases`, ... see `doc_utils`).
+
 Nothing is downloaded at run time: the gazetteer and the trained NER ship inside the package.
 """
 
@@ -33,6 +36,7 @@ from paperkg.extract import factories  # noqa: F401  (registers the components)
 from paperkg.extract.doc_utils import FINAL, doc_text, make_doc, sentence_spans, token_sentence
 from paperkg.extract.tokenizer import customize_tokenizer
 from paperkg.graph.errors import UsageError, WorkersLostError
+from paperkg.graph.normalize import paper_id_for
 from paperkg.graph.records import Extraction, Mention, RelationMention
 
 log = logging.getLogger(__name__)
@@ -98,6 +102,28 @@ def build_nlp(mode: str = "default", ner_path: str | Path | None = None,
     nlp.add_pipe("paperkg_introduced")
     nlp.add_pipe("paperkg_relations")
     return nlp
+
+
+def load_pipeline(mode: str = "default") -> Language:
+    """paperkg's extractor as a spaCy `Language` (`paperkg.load_pipeline()`): what `paperkg build`
+    and `paperkg extract` run. `nlp(text).spans["paperkg"]` holds the entities (label = type), and
+    `doc._.paperkg_aliases`, `doc._.paperkg_relations` and `doc._.paperkg_results` the acronym
+    pairs, relations and reported results (`doc_utils`). `nlp.to_disk(d)` saves it with its learned
+    weights, and `spacy.load(d)` loads it in any process (the components are `spacy_factories`
+    entry points). `mode="rules"` leaves out the learned parts.
+
+    `Extractor` (and so the CLI) reads LaTeX spacing (`~`, `\\,`) as spaces before tokenizing
+    (`doc_utils.make_doc`); `nlp(text)` tokenizes the text as given."""
+    return build_nlp(mode)
+
+
+def extract_texts(texts: Iterable[str | tuple[str, str]], *, mode: str = "default",
+                  jobs: int = 1) -> list[Extraction]:
+    """`paperkg.extract(texts)`: one `Extraction` per abstract, in order, as `paperkg extract`
+    writes them (`Extraction.to_json()` is its line). A text is an abstract, its paper id made as a
+    build makes it (`paper_id_for`), or an `(id, abstract)` pair; `jobs` extraction processes."""
+    papers = [(t[0], t[1]) if isinstance(t, tuple) else (paper_id_for(t), t) for t in texts]
+    return list(Extractor(mode=mode, n_process=jobs).extract(papers))
 
 
 def _learned_path(given: str | Path | None, shipped: Path, quiet: bool = False) -> Path | None:

@@ -1,6 +1,8 @@
 """README.md is executed: every command in its ```bash blocks runs, in order, in a fresh directory
 holding the bundled examples, and shows what README says it shows (the way sqlite-utils checks its
-documentation). A README command that prints nothing, or a new one nobody checks, fails here."""
+documentation); then every ```python block runs as written, each in a fresh interpreter, in that
+directory (on the store the commands built). A README command or example that prints nothing, or a
+new one nobody checks, fails here."""
 
 from __future__ import annotations
 
@@ -35,16 +37,25 @@ NOT_RUN = {
 }
 
 
-def readme_commands() -> list[str]:
-    """Every command line of README's ```bash blocks, comments removed, in order."""
-    commands, inside = [], False
+def readme_blocks(language: str) -> list[list[str]]:
+    """The lines of each of README's ```language blocks, in order."""
+    blocks: list[list[str]] = []
+    inside = False
     for line in README.read_text(encoding="utf-8").splitlines():
         if line.startswith("```"):
-            inside = line.strip() == "```bash"
+            inside = line.strip() == f"```{language}"
+            if inside:
+                blocks.append([])
             continue
-        if inside and line.strip():
-            commands.append(re.sub(r"\s+#\s.*$", "", line).strip())      # `  # a comment` dropped
-    return commands
+        if inside:
+            blocks[-1].append(line)
+    return blocks
+
+
+def readme_commands() -> list[str]:
+    """Every command line of README's ```bash blocks, comments removed, in order."""
+    return [re.sub(r"\s+#\s.*$", "", line).strip()      # `  # a comment` dropped
+            for block in readme_blocks("bash") for line in block if line.strip()]
 
 
 def table_rows(output: str) -> list[dict[str, str]]:
@@ -76,6 +87,14 @@ def check(command: str, proc: subprocess.CompletedProcess[str], cwd: Path) -> No
             assert all(int(r["papers"]) > 0 for r in rows)
         if args[1] == "trending":                # "what grew in 2025-26"
             assert all(r["since"] == "2025" and int(r["growth"]) > 0 for r in rows)
+    elif args[0] == "extract":                   # "--html OUT": one page, every abstract
+        source, out = Path(args[1]), cwd / args[args.index("--html") + 1]
+        lines = (cwd / source).read_text(encoding="utf-8").splitlines()
+        abstracts = [line for line in lines if line.strip()][1:]       # after the collection name
+        page = out.read_text(encoding="utf-8")
+        assert proc.stdout == "" and f"wrote {len(abstracts)} abstracts" in proc.stderr, proc.stderr
+        assert page.count("<!DOCTYPE html>") == 1 and page.count("<figure") == len(abstracts) > 0
+        assert "<script" not in page and "Method" in page
     elif args[0] == "export":
         out = cwd / args[2]
         assert out.stat().st_size > 0 and re.search(r"wrote [1-9]\d* nodes and [1-9]\d* edges", proc.stderr)
@@ -111,4 +130,34 @@ def test_every_readme_command_shows_what_readme_says(tmp_path: Path) -> None:
                               capture_output=True, text=True, env=env, timeout=600)
         check(command, proc, tmp_path)
         ran.append(command)
-    assert len(ran) == len(commands) - len(NOT_RUN) >= 11, ran
+    assert len(ran) == len(commands) - len(NOT_RUN) >= 12, ran
+    examples = readme_blocks("python")
+    for code in ("\n".join(block) for block in examples):
+        proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                              env=env, timeout=600)
+        assert proc.returncode == 0, (code, proc.stderr)
+        check_example(code, proc.stdout.splitlines(), tmp_path, env)
+    assert len(examples) == 2
+
+
+def check_example(code: str, out: list[str], cwd: Path, env: dict[str, str]) -> None:
+    """What README's Python examples print."""
+    if 'paperkg.open("paperkg-store")' in code:
+        stats = subprocess.run([sys.executable, "-m", "paperkg.api.cli", "stats", "--json"], cwd=cwd,
+                               capture_output=True, text=True, env=env, check=True)
+        counts = json.loads(stats.stdout)
+        assert out[0] == str(counts["nodes"]["Paper"]) == "250"
+        grpo = "method:group-relative-policy-optimization ['GRPO', 'Group Relative Policy Optimization'] "
+        assert any(line.startswith(grpo) for line in out), out
+        # "an nx.MultiDiGraph of the whole graph": the counts of `paperkg stats`
+        assert f"{sum(counts['nodes'].values())} {sum(counts['edges'].values())}" in out
+        assert int(out[-1]) > 1                     # communities
+    elif "paperkg.load_pipeline()" in code:
+        assert out[0].startswith("[('Group Relative Policy Optimization', 'Method'), ('GRPO', 'Method')")
+        assert out[1] == "[['Group Relative Policy Optimization', 'GRPO']]"
+        assert "'EVALUATED_ON', 'MATH500'" in out[2]
+        assert "GRPO" in (cwd / "grpo.html").read_text(encoding="utf-8")
+        assert out[3] == "True" and out[4] == "[['Low-Rank Adaptation', 'LoRA']]"
+        assert "'text': 'LoRA', 'type': 'Method'" in out[5]
+    else:
+        pytest.fail(f"README example has no check: add one to tests/test_readme.py\n{code}")

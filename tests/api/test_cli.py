@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -139,6 +140,39 @@ def test_extract_writes_one_scored_line_per_abstract(tmp_path: Path) -> None:
         for ent in record["entities"]:
             assert text[ent["start"]:ent["end"]] == ent["text"]
             assert ent["type"] in {"Method", "Model", "Dataset", "Benchmark", "Metric", "Task"}
+
+
+def test_extract_html_writes_one_escaped_page_of_every_abstract(tmp_path: Path) -> None:
+    """`extract --html OUT`: displaCy's span view of every abstract on one page; the abstracts are
+    anyone's text, so markup in them is shown as text and the page runs no script."""
+    records = [*GOOD, {"id": "<i>p4</i>", "abstract": "We evaluate <script>alert(1)</script> ResNet-50 "
+                                                      "on ImageNet & CIFAR-10 <img src=x onerror=alert(2)>."}]
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    out = tmp_path / "view.html"
+    proc = paperkg("extract", str(source), "--html", str(out), "--mode", "rules")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "" and f"wrote 4 abstracts with their entities to {out}" in proc.stderr
+    page = out.read_text(encoding="utf-8")
+    assert page.count("<!DOCTYPE html>") == 1 and page.count("<figure") == 4
+    assert "<script" not in page and "<img" not in page and "<i>" not in page
+    assert "&lt;i&gt;p4&lt;/i&gt;" in page and "&amp;" in page
+    assert re.search(r"&lt;\s*img src", page) and re.search(r"&lt;\s*script\s*&gt;", page)   # shown as text
+    jsonl = tmp_path / "out.jsonl"
+    both = paperkg("extract", str(source), "--html", str(out), "-o", str(jsonl), "--mode", "rules")
+    lines = jsonl.read_text(encoding="utf-8").splitlines()
+    entities = [e for line in lines for e in json.loads(line)["entities"]]
+    assert {"ImageNet", "Atari 2600"} <= {e["text"] for e in entities}
+    import spacy
+
+    from paperkg.extract.tokenizer import customize_tokenizer
+
+    tokenizer = spacy.blank("en")
+    customize_tokenizer(tokenizer)
+    for entity in entities:      # every entity marked (its first token in a span), with its type as label
+        first = tokenizer.make_doc(entity["text"])[0].text
+        assert re.search(rf">\s*{re.escape(first)}\s*<span", page) and f"{entity['type']}\n" in page, entity
+    assert both.returncode == 0 and len(jsonl.read_text(encoding="utf-8").splitlines()) == 4
 
 
 def test_export_gexf_on_the_built_store(store: Path, tmp_path: Path) -> None:

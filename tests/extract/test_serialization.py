@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import paperkg
 from paperkg.extract.pipeline import build_nlp
 
 TEXT = ("Group Relative Policy Optimization (GRPO) has become a standard recipe. We propose Entropy Ratio "
@@ -22,19 +23,21 @@ import json, sys, spacy
 nlp = spacy.load(sys.argv[1])
 doc = nlp(sys.argv[2])
 print(json.dumps({"pipes": nlp.pipe_names, "spans": [[s.text, s.label_] for s in doc.spans["paperkg"]],
-                  "aliases": doc._.paperkg_aliases, "relations": doc._.paperkg_relations}))
+                  "aliases": doc._.paperkg_aliases, "relations": doc._.paperkg_relations,
+                  "results": doc._.paperkg_results}))
 """
 
 
 def _result(nlp, text: str) -> dict:
     doc = nlp(text)
     return {"pipes": nlp.pipe_names, "spans": [[s.text, s.label_] for s in doc.spans["paperkg"]],
-            "aliases": doc._.paperkg_aliases, "relations": doc._.paperkg_relations}
+            "aliases": doc._.paperkg_aliases, "relations": doc._.paperkg_relations,
+            "results": doc._.paperkg_results}
 
 
 @pytest.mark.parametrize("mode", ["default", "rules"])
 def test_saved_pipeline_loads_in_a_fresh_process_with_the_same_results(tmp_path: Path, mode: str) -> None:
-    nlp = build_nlp(mode)
+    nlp = paperkg.load_pipeline(mode)
     nlp.to_disk(tmp_path / "nlp")
     if mode == "default":
         assert (tmp_path / "nlp" / "paperkg_mentions" / "mentions.json").is_file()
