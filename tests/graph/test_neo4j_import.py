@@ -15,8 +15,9 @@ import pytest
 
 from paperkg.graph.errors import BadInputError
 from paperkg.graph.model import Edge, KnowledgeGraph, Node
+from paperkg.graph.neo4j_cypher import schema_statements
 from paperkg.graph.neo4j_import import ARRAY_DELIMITER, write_import_dir
-from paperkg.graph.neo4j_store import Neo4jStore, schema_statements
+from paperkg.graph.neo4j_store import Neo4jStore
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = ROOT / "tests" / "neo4j" / "server"
