@@ -16,7 +16,8 @@ import re
 
 from paperkg.graph.normalize import name_key
 
-# Single words naming a quantity whose smaller values are better.
+# Single words naming a quantity whose smaller values are better, singular (names are matched with a
+# final plural folded: `FLOPs`, `losses`).
 LOWER_WORDS: frozenset[str] = frozenset({
     # errors and losses
     "error", "err", "loss", "nll", "perplexity", "ppl", "wer", "cer", "ter", "eer", "ece", "fpr", "fnr",
@@ -25,15 +26,15 @@ LOWER_WORDS: frozenset[str] = frozenset({
     # generative quality distances
     "fid", "fvd", "kid", "lpips", "chamfer", "emd", "hausdorff", "distance",
     # cost of running
-    "latency", "runtime", "time", "delay", "memory", "flops", "macs", "cost", "energy",
+    "latency", "runtime", "time", "delay", "memory", "flop", "mac", "cost", "energy",
     "overhead", "footprint",
     # failures
-    "violation", "violations", "hallucination", "toxicity", "collision", "collisions",
+    "violation", "hallucination", "toxicity", "collision",
 })
 # Phrases whose words are not lower-better alone.
 LOWER_PHRASES: tuple[tuple[str, ...], ...] = (
     ("miss", "rate"), ("false", "positive", "rate"), ("false", "negative", "rate"), ("failure", "rate"),
-    ("bits", "per", "dim"), ("bits", "per", "character"),
+    ("bit", "per", "dim"), ("bit", "per", "character"),
 )
 HIGHER, LOWER = "higher", "lower"
 DIRECTIONS: tuple[str, ...] = (HIGHER, LOWER)

@@ -79,3 +79,43 @@ def gold_corpus(records: tuple[dict, ...] | list[dict] | None = None) -> Corpus:
         extraction.results = results_of(record, extraction.sentences)
         entry.extraction = extraction
     return corpus
+
+
+def variant(record: dict, pid: str, year: int | None, replace: dict[str, str]) -> dict:
+    """`record` as another paper: id `pid`, `year`, and every string of `replace` (values, names)
+    replaced in its abstract, entities, relations and results."""
+    def swap(text: str | None) -> str | None:
+        if text is None:
+            return None
+        for old, new in replace.items():
+            text = text.replace(old, new)
+        return text
+
+    return {**record, "id": pid, "year": year, "abstract": swap(record["abstract"]),
+            "entities": [{**e, "text": swap(e["text"])} for e in record["entities"]],
+            "relations": [[swap(x) for x in r] for r in record["relations"]],
+            "results": [{k: swap(v) if isinstance(v, str) else v for k, v in r.items()}
+                        for r in record["results"]]}
+
+
+def leaderboard_corpus() -> Corpus:
+    """The gold papers, and the TrackletGait paper (Gait3D and GREW, rank-1 accuracy) again as papers
+    of other years, methods and values, so that one benchmark and metric has a leaderboard over
+    several papers and years: ties of value across papers and within a year, a paper without a
+    year, a lower-better metric (`rank-1 error`) beside it."""
+    base = next(r for r in gold_records() if r["id"] == "2508.02143")
+    variants = [
+        variant(base, "v1", 2023, {"TrackletGait": "GaitSet", "77.8": "61.2", "80.4": "70.9"}),
+        variant(base, "v2", 2024, {"TrackletGait": "GaitBase", "77.8": "64.6", "80.4": "80.4"}),
+        variant(base, "v3", 2024, {"TrackletGait": "DeepGaitV2", "77.8": "74.4", "80.4": "77.4"}),
+        variant(base, "v4", 2026, {"TrackletGait": "GaitMoE", "77.8": "74.4", "80.4": "79.9"}),
+        variant(base, "v5", None, {"TrackletGait": "GaitPart", "77.8": "90.1", "80.4": "50.0"}),
+        variant(base, "v6", 2025, {"77.8": "22.2", "80.4": "19.6", "rank-1 accuracy": "rank-1 error"}),
+        variant(base, "v7", 2026, {"TrackletGait": "GaitSet", "77.8": "81.0", "80.4": "12.5",
+                                   "rank-1 accuracy": "rank-1 error"}),
+    ]
+    return gold_corpus([*gold_records(), *variants])
+
+# The catalog's queries over results: their examples answer on `leaderboard_corpus` (the example
+# corpora hold results only once an extractor finds them).
+RESULT_QUERIES = frozenset({"leaderboard", "results_of", "sota_over_time"})

