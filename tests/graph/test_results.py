@@ -157,3 +157,17 @@ def test_graphml_and_gexf_carry_the_results(tmp_path: Path) -> None:
     assert node_years[rid] == 2025
     assert edge_years[f"ON_BENCHMARK|{rid}|dataset:gait3d"] == 2025
     assert rid in (tmp_path / "g.gexf").read_text(encoding="utf-8")
+
+
+def test_the_bulk_import_files_carry_the_results(tmp_path: Path) -> None:
+    """`paperkg export neo4j-import`: one typed column per result property, one file per link."""
+    from paperkg.graph.neo4j_import import write_import_dir
+
+    write_import_dir(build_graph(gold_corpus()), tmp_path)
+    header = (tmp_path / "nodes-Result.csv").read_text(encoding="utf-8").splitlines()[0]
+    assert header.startswith("id:ID(Result),:LABEL,")
+    for column in ("number:double", "year:long", "value:string", "evidence:string", "start:long"):
+        assert column in header.split(","), column
+    files = {p.name for p in tmp_path.iterdir()}
+    assert {"rels-REPORTS-Paper-Result.csv", "rels-ON_BENCHMARK-Result-Dataset.csv",
+            "rels-IN_METRIC-Result-Metric.csv", "rels-AGAINST-Result-Method.csv"} <= files
