@@ -217,7 +217,8 @@ def test_any_split_and_removal_of_papers_reporting_results_is_build_graph(data: 
     with tempfile.TemporaryDirectory() as tmp:
         graph, present = _replay(Path(tmp), steps)
     want = build_graph(_corpus(present))
-    assert any(n.label == "Result" for n in want.nodes.values())
+    assert any(n.label == "Result" for n in want.nodes.values()) == any(
+        e.extraction is not None and e.extraction.results for e in present)
     _assert_same(graph, want)
 
 

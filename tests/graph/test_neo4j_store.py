@@ -37,7 +37,16 @@ from paperkg.graph.errors import (
     UsageError,
 )
 from paperkg.graph.graphml import write_graphml
-from paperkg.graph.model import EDGE_TYPES, ENTITY_LABELS, NODE_LABELS, Edge, KnowledgeGraph, Node, node_key
+from paperkg.graph.model import (
+    EDGE_TYPES,
+    ENTITY_LABELS,
+    NODE_LABELS,
+    Edge,
+    KnowledgeGraph,
+    Node,
+    node_key,
+    result_id,
+)
 from paperkg.graph.neo4j_cypher import (
     FULLTEXT_LISTS,
     MAX_TERM_BYTES,
@@ -145,6 +154,16 @@ def make_graph(variant: int = 0) -> tuple[Corpus, KnowledgeGraph]:
         support = papers[:2] if variant == 0 else papers[:3]
         g.add_edge(Edge(rtype, head, tail, {"papers": support, "support": len(support),
                                             "evidence": [f"sentence {p}" for p in support]}))
+    # a result of the first paper with every link (its value changes in variant 1, its baseline too)
+    rid = result_id(papers[0], 60)
+    g.add_node(Node("Result", rid, {"id": rid, "paper": papers[0], "value": "45.2\\%", "display": "45.2%",
+                                    "number": 45.2 + variant, "kind": "absolute", "unit": "%",
+                                    "confidence": 0.75, "direction": "higher",
+                                    "evidence": "It reaches 45.2%."}))
+    g.add_edge(Edge("REPORTS", node_key("Paper", papers[0]), rid))
+    for etype, target in (("ACHIEVED_BY", "method:grpo"), ("ON_BENCHMARK", "benchmark:math500"),
+                          ("IN_METRIC", "metric:accuracy"), ("AGAINST", entities["Method"][1])):
+        g.add_edge(Edge(etype, rid, target))
     return corpus, g
 
 
