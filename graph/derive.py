@@ -19,8 +19,9 @@ the new, changed and removed papers; (B) the representatives of the long forms i
 buckets they touch, and the definitions of the short forms they touch; (C) the cluster of every
 mention of the papers whose keys those changed; (D) the name, type and id of the clusters touched;
 (E) the mentions and relations of those papers and of the papers of clusters whose id or inner-name
-lookup changed; (F) the graph rows of all of these, compared with the stored rows, so only changed
-rows are written and handed on as the `GraphDelta`.
+lookup changed (a paper's results with its mentions: their links resolve through the same
+clusters); (F) the graph rows of all of these, compared with the stored rows, so only changed rows
+are written and handed on as the `GraphDelta`.
 
 Every aggregate is a count or a set, so the result does not depend on the order papers came in; the
 property test (tests/graph/test_incremental.py) holds it equal to `build_graph` of the same corpus.
