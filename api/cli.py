@@ -590,10 +590,13 @@ def query(name: str | None, cypher: str | None, params: tuple[str, ...], list_qu
 
 
 def _param_text(p: dict[str, Any]) -> str:
-    """`limit?=20 (1..1000)`: name, ? when optional, default, range."""
+    """`limit?=20 (1..1000)`, `direction? (higher|lower)`: name, ? when optional, default, range or
+    the words a choice takes."""
     text = p["name"] + ("" if p["required"] else "?")
     if p.get("default") is not None:
         text += f"={json.dumps(p['default'], ensure_ascii=False)}"
+    if p.get("schema", {}).get("enum") and p["type"] == "choice":
+        text += f" ({'|'.join(p['schema']['enum'])})"
     if p.get("min") is not None or p.get("max") is not None:
         lo = "" if p.get("min") is None else p["min"]
         hi = "" if p.get("max") is None else p["max"]

@@ -281,6 +281,47 @@ class TrendingRow(_Row):
     until: int
 
 
+class _ResultRow(_Row):
+    value: str | None = Field(None, description="The value as pages show it (`45.2%`).")
+    number: float | None = Field(None, description="The value parsed (the low end of a range).")
+    unit: str | None = Field(None, description="`%`, `pp`, `points`, `x`, a metric word, or empty.")
+    metric: str | None = Field(None, description="The metric's entity name, else as the abstract writes it.")
+    direction: Literal["higher", "lower"] | None = Field(None, description="Which way the metric is better.")
+    year: int | None = None
+    paper: str = Field(description="Id of the paper reporting it.")
+    title: str | None = None
+    evidence: str | None = Field(None, description="The sentence that reports it.")
+    result: str = Field(description="Id of the `Result` node.")
+
+
+class LeaderboardRow(_ResultRow):
+    benchmark: str = Field(description="Id of the named benchmark or dataset.")
+    subject: str | None = Field(None, description="The method or model that reached it (null: not named).")
+    subject_id: str | None = None
+    subject_type: EntityType | None = None
+    metric_id: str | None = None
+    confidence: float | None = None
+
+
+class ResultsOfRow(_ResultRow):
+    subject: str = Field(description="Id of the named method or model.")
+    kind: Literal["absolute", "delta", "ratio"] | None = None
+    benchmark: str | None = Field(None, description="The benchmark's entity name, else as written.")
+    benchmark_id: str | None = None
+    metric_id: str | None = None
+    baseline: str | None = Field(None, description="What a change or ratio is against, when said.")
+    baseline_id: str | None = None
+    confidence: float | None = None
+    start: int | None = Field(None, description="Where the value stands in the abstract.")
+
+
+class SotaOverTimeRow(_ResultRow):
+    year: int
+    subject: str | None = None
+    subject_id: str | None = None
+    record: bool = Field(description="Whether it beats every earlier year's best.")
+
+
 ROW_MODELS: dict[str, type[_Row]] = {
     "entity_search": EntitySearchRow, "entity": EntityRow, "neighbors": NeighborsRow,
     "papers_mentioning": PapersMentioningRow, "papers_with_all": PapersWithAllRow,
@@ -288,6 +329,7 @@ ROW_MODELS: dict[str, type[_Row]] = {
     "top_entities": TopEntitiesRow, "family": FamilyRow, "cooccurring": CooccurringRow,
     "introduced_in": IntroducedInRow,
     "shortest_path": ShortestPathRow, "paper": PaperRow, "timeline": TimelineRow, "trending": TrendingRow,
+    "leaderboard": LeaderboardRow, "results_of": ResultsOfRow, "sota_over_time": SotaOverTimeRow,
 }
 
 

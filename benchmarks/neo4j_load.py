@@ -50,7 +50,9 @@ import neo4j
 from paperkg.api.cli import exit_code
 from paperkg.graph.errors import PaperkgError
 from paperkg.graph.model import ENTITY_LABELS, Edge, KnowledgeGraph, Node, node_key
-from paperkg.graph.neo4j_store import DEFAULT_BATCH_SIZE, DEFAULT_WORKERS, Neo4jStore, Part, render
+from paperkg.graph.neo4j_cypher import render
+from paperkg.graph.neo4j_rows import Part
+from paperkg.graph.neo4j_store import DEFAULT_BATCH_SIZE, DEFAULT_WORKERS, Neo4jStore
 from paperkg.graph.store import GraphDelta
 
 HERE = Path(__file__).resolve().parent

@@ -10,20 +10,23 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from paperkg.graph.corpus import Corpus, PaperEntry
+from paperkg.graph.metric_direction import metric_direction
 from paperkg.graph.model import (
     RELATION_TYPES,
+    RESULT_LINKS,
     Edge,
     KnowledgeGraph,
     Node,
     collection_id,
     entity_id,
     node_key,
+    result_id,
 )
 from paperkg.graph.normalize import compact_key
-from paperkg.graph.records import Mention
+from paperkg.graph.records import Extraction, Mention
 from paperkg.graph.resolve import model_family, nested_mentions, resolve
 
 
@@ -90,6 +93,61 @@ def relation_props(support: Sequence[tuple[str, str, float, int | None]]) -> dic
     if years:
         props["first_year"] = min(years)
     return props
+
+
+def result_rows(pid: str, year: int | None, ex: Extraction, cluster_of: Callable[[str], str | None],
+                ids: Mapping[str, str]) -> tuple[list[Node], list[Edge]]:
+    """One paper's `Result` nodes, its `REPORTS` edges and each result's links to the entities its
+    surfaces name. A surface resolves as the paper's mention written the same way does
+    (`cluster_of`), else as a mention with the same name key (`ResNet50` for `ResNet-50`); one that
+    names no entity of the graph has no link. One result per value offset (the id); the first wins."""
+    by_key: dict[str, str] = {}
+    for m in sorted(ex.mentions, key=lambda m: m.start):
+        cluster = cluster_of(m.text)
+        if cluster is not None:
+            by_key.setdefault(compact_key(m.text), cluster)
+
+    def entity_of(surface: str | None) -> str | None:
+        if not surface:
+            return None
+        cluster = cluster_of(surface)
+        if cluster is None:
+            cluster = by_key.get(compact_key(surface))
+        return ids.get(cluster) if cluster is not None else None
+
+    pkey = node_key("Paper", pid)
+    nodes: list[Node] = []
+    edges: list[Edge] = []
+    seen: set[int] = set()
+    for r in sorted(ex.results, key=lambda r: (r.start, r.end)):
+        if r.start in seen:
+            continue
+        seen.add(r.start)
+        rid = result_id(pid, r.start)
+        props: dict[str, object] = {
+            "id": rid, "paper": pid, "value": r.value, "display": r.display, "kind": r.kind,
+            "unit": r.unit, "confidence": round(r.confidence, 4), "sentence": r.sentence,
+            "start": r.start, "end": r.end,
+            "evidence": ex.sentence_text(r.sentence) if 0 <= r.sentence < len(ex.sentences) else "",
+        }
+        for name in ("number", "upper"):
+            value = getattr(r, name)
+            if value is not None and math.isfinite(value):
+                props[name] = float(value)     # one type per property, as exports declare it
+        if year is not None:
+            props["year"] = year
+        props["direction"] = metric_direction(r.metric)
+        for field_name in RESULT_LINKS:
+            surface = getattr(r, field_name)
+            if surface:
+                props[field_name] = surface
+        nodes.append(Node("Result", rid, props))
+        edges.append(Edge("REPORTS", pkey, rid))
+        for field_name, etype in RESULT_LINKS.items():
+            target = entity_of(getattr(r, field_name))
+            if target is not None:
+                edges.append(Edge(etype, rid, target))
+    return nodes, edges
 
 
 def entity_props(eid: str, label: str, name: str, aliases: set[str], cluster: str, *, ambiguous: bool,
@@ -185,6 +243,13 @@ def build_graph(corpus: Corpus) -> KnowledgeGraph:
             eid, res.label[cluster], res.name[cluster], res.aliases[cluster], cluster,
             ambiguous=cluster in res.ambiguous, papers=len(papers_of[cluster]),
             introduced=len(introduced_by[cluster]), confidence=best[cluster], years=paper_years)))
+
+    for pid, ex in extracted:
+        nodes, edges = result_rows(pid, years[pid], ex, lambda s, pid=pid: res.cluster_of.get((pid, s)), ids)
+        for node in nodes:
+            graph.add_node(node)
+        for edge in edges:
+            graph.add_edge(edge)
 
     for (head, rtype, tail), support in sorted(relation_support.items()):
         graph.add_edge(Edge(rtype, ids[head], ids[tail], relation_props(

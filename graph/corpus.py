@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 
 from paperkg.graph.normalize import paper_text_key
-from paperkg.graph.records import Extraction, Mention, PaperInput, RelationMention
+from paperkg.graph.records import Extraction, Mention, PaperInput, RelationMention, ResultMention
 
 
 def text_key(abstract: str) -> str:
@@ -145,5 +145,6 @@ def extraction_from_dict(data: dict) -> Extraction:
         mentions=[Mention(**m) for m in data["mentions"]],
         aliases=[tuple(a) for a in data["aliases"]],
         relations=[RelationMention(**r) for r in data["relations"]],
+        results=[ResultMention(**r) for r in data.get("results", ())],
         extractor=data.get("extractor", ""),
     )

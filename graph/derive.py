@@ -19,8 +19,9 @@ the new, changed and removed papers; (B) the representatives of the long forms i
 buckets they touch, and the definitions of the short forms they touch; (C) the cluster of every
 mention of the papers whose keys those changed; (D) the name, type and id of the clusters touched;
 (E) the mentions and relations of those papers and of the papers of clusters whose id or inner-name
-lookup changed; (F) the graph rows of all of these, compared with the stored rows, so only changed
-rows are written and handed on as the `GraphDelta`.
+lookup changed (a paper's results with its mentions: their links resolve through the same
+clusters); (F) the graph rows of all of these, compared with the stored rows, so only changed rows
+are written and handed on as the `GraphDelta`.
 
 Every aggregate is a count or a set, so the result does not depend on the order papers came in; the
 property test (tests/graph/test_incremental.py) holds it equal to `build_graph` of the same corpus.
@@ -33,7 +34,14 @@ import sqlite3
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 
-from paperkg.graph.build import entity_props, mention_props, paper_node, paper_year, relation_props
+from paperkg.graph.build import (
+    entity_props,
+    mention_props,
+    paper_node,
+    paper_year,
+    relation_props,
+    result_rows,
+)
 from paperkg.graph.corpus import PaperEntry
 from paperkg.graph.model import RELATION_TYPES, Edge, KnowledgeGraph, Node, collection_id, entity_id, node_key
 from paperkg.graph.normalize import compact_key, name_key
@@ -430,7 +438,11 @@ class Derivation:
         for cluster in sorted(entity_touched):
             emit.entity(cluster, summaries.get(cluster) or self._summary(cluster), ids.get(cluster))
         for p in sorted(mention_papers):
-            emit.mentions(p, meta.get(p, (None, None))[0], mention_rows.get(p, []), ids)
+            pid, year = meta.get(p, (None, None))
+            ex = extractions.get(p)
+            results = ([], []) if pid is None or ex is None or p in removed else \
+                result_rows(pid, year, ex, assigns[p].get, ids)
+            emit.mentions(p, pid, mention_rows.get(p, []), ids, results)
         for triple in sorted(relations_touched):
             emit.relation(triple, ids)
         return emit.delta(full, whole)
@@ -776,8 +788,11 @@ class _Emitter:
         self._put("e" + _SEP + cluster, nodes, [])
 
     def mentions(self, p: str, pid: str | None, rows: list[tuple[str, dict, dict | None]],
-                 ids: dict[str, str]) -> None:
-        edges = []
+                 ids: dict[str, str], results: tuple[list[Node], list[Edge]]) -> None:
+        """A paper's MENTIONS and INTRODUCES edges, and its results (`build.result_rows`): they
+        resolve through the same clusters, so they are derived again together."""
+        nodes, edges = results
+        edges = list(edges)
         if pid is not None:
             pkey = node_key("Paper", pid)
             for cluster, props, introduces in rows:
@@ -785,7 +800,7 @@ class _Emitter:
                 edges.append(Edge("MENTIONS", pkey, eid, props))
                 if introduces is not None:
                     edges.append(Edge("INTRODUCES", pkey, eid, introduces))
-        self._put("m" + _SEP + p, [], edges)
+        self._put("m" + _SEP + p, nodes, edges)
 
     def relation(self, triple: tuple[str, str, str], ids: dict[str, str]) -> None:
         """The relation's edge row: support, combined confidence and first year over its supporting

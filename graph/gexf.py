@@ -9,6 +9,8 @@ appears, as an open interval (no `end`: an entity once named stays in the field)
   mention or introduce it or state one of its relations; a Collection in its `first_year`, else its
   earliest paper's year;
 - MENTIONS, INTRODUCES and IN_COLLECTION in their `year` (the paper's), else the paper's year;
+- a Result in its `year` (its paper's); REPORTS and a result's links to entities in the year of the
+  paper or result they leave;
 - a relation in its `first_year`, else the earliest year of its supporting `papers`.
 An element whose year is unknown (a paper without one) has no `start`: Gephi shows it at every time.
 
@@ -96,6 +98,8 @@ def first_years(graph: KnowledgeGraph) -> tuple[dict[str, int], dict[str, int]]:
     the stored `year`/`first_year` properties when present, derived from the papers' years when not."""
     paper_year = {key: y for key, n in graph.nodes.items()
                   if n.label == "Paper" and (y := _year(n.props.get("year"))) is not None}
+    result_year = {key: y for key, n in graph.nodes.items()
+                   if n.label == "Result" and (y := _year(n.props.get("year"))) is not None}
     edge_years: dict[str, int] = {}
     derived: dict[str, int] = {}         # entity / collection -> earliest year of its papers
     for edge in graph.edges.values():
@@ -107,7 +111,7 @@ def first_years(graph: KnowledgeGraph) -> tuple[dict[str, int], dict[str, int]]:
         else:
             year = _year(edge.props.get("year"))
             if year is None:
-                year = paper_year.get(edge.source)
+                year = paper_year.get(edge.source, result_year.get(edge.source))
         if year is not None:
             edge_years[edge.id] = year
             # an edge never starts before its ends: its year counts for each end it may date
@@ -118,6 +122,8 @@ def first_years(graph: KnowledgeGraph) -> tuple[dict[str, int], dict[str, int]]:
     for key, node in graph.nodes.items():
         if node.label == "Paper":
             year = paper_year.get(key)
+        elif node.label == "Result":
+            year = result_year.get(key)
         elif node.label in ENTITY_LABELS or node.label == "Collection":
             year = _year(node.props.get("first_year"))
             if year is None:

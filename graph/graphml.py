@@ -22,6 +22,8 @@ writer owns every rule instead:
   outside the GraphML schema's edge attributes; networkx and igraph ignore it.
 - Gephi's visual attributes on nodes: integer `r`, `g`, `b` (a fixed colour per label; Gephi rejects
   `255.0`) and a double `size` from `paper_count`.
+- A `Result` node (a number a paper reports) is labelled with its value as pages show it and its
+  metric (`45.2% accuracy`), small like a paper, with its `confidence`.
 - Every other property is exported as a scalar: lists joined with " | ", dicts as JSON, None/NaN/inf
   never written. One key per (domain, attribute name), declared `for="node"` or `for="edge"` (Gephi
   ignores `for="all"`), with one type for all values: ints `long`, floats `double`, int+float `double`,
@@ -70,6 +72,7 @@ LABEL_COLOURS: dict[str, tuple[int, int, int]] = {
     "Benchmark": (225, 87, 89),
     "Metric": (176, 122, 161),
     "Task": (118, 183, 178),
+    "Result": (237, 201, 72),
 }
 DEFAULT_COLOUR: tuple[int, int, int] = (160, 160, 160)
 
@@ -237,7 +240,9 @@ def node_label(node: Node) -> str:
             if text:
                 return text
     else:
-        name = props.get("name")
+        # a result shows its value as pages do (`45.2%`), with the metric it is in when known
+        name = props.get("name") if node.label != "Result" else " ".join(
+            str(props[k]) for k in ("display", "metric") if isinstance(props.get(k), str))
         if isinstance(name, str) and clean_text(name).strip():
             return clean_text(name).strip()
     return clean_text(node.id)
@@ -246,7 +251,7 @@ def node_label(node: Node) -> str:
 def node_size(node: Node) -> float:
     """Entities grow with the papers mentioning them (sqrt, so hubs stay readable); papers are small
     and collections large whatever their counts."""
-    if node.label == "Paper":
+    if node.label in ("Paper", "Result"):
         return PAPER_SIZE
     if node.label == "Collection":
         return COLLECTION_SIZE
@@ -266,9 +271,9 @@ def edge_weight(edge: Edge) -> float:
 
 
 def node_confidence(node: Node) -> float | None:
-    """An entity's confidence (max over its mentions); 1.0 when the graph has none; None (not
-    written) for papers and collections, which are read, not extracted."""
-    if node.label not in ENTITY_LABELS:
+    """An entity's confidence (max over its mentions) or a result's; 1.0 when the graph has none;
+    None (not written) for papers and collections, which are read, not extracted."""
+    if node.label not in ENTITY_LABELS and node.label != "Result":
         return None
     value = _finite_number(node.props.get("confidence"))
     return 1.0 if value is None else value

@@ -14,6 +14,14 @@ Properties (Neo4j-compatible: scalars and lists of scalars only; absent rather t
   last_year? (over the papers that mention it), family? (Model only: `Qwen` for `Qwen3-8B`, from
   `graph.resolve.model_family`), family_key? (Model only: `compact_key` of family, what the `family`
   query matches)
+- `Result`: one number a paper reports as the outcome of running a method or model (issue 27):
+  id (`result_id`: `result:<paper id>:<offset of the value>`), paper (its paper's id), value (as
+  written), display (as pages show it), kind (`absolute`, `delta`, `ratio`), unit ("" when none),
+  number? (parsed and signed; the low end of a range), upper? (a range's high end), confidence,
+  sentence (index), start, end (offsets of the value in the abstract), evidence (the sentence),
+  year? (the paper's), direction (`higher` or `lower`: which way its metric is better, from the
+  metric as written, `graph/metric_direction.py`), subject?, benchmark?, metric?, baseline? (the
+  surfaces as the abstract writes them, kept when no entity answers to them)
 - `IN_COLLECTION` Paper->Collection: (none)
 - `MENTIONS` Paper->entity: count, sentences, starts, ends, surfaces, confidences (parallel lists, one
   per mention; a name written inside a longer one counts: `Tiny-ImageNet` also mentions `ImageNet`),
@@ -22,6 +30,11 @@ Properties (Neo4j-compatible: scalars and lists of scalars only; absent rather t
 - relations entity->entity: papers (supporting paper ids, sorted), support (= len(papers)),
   confidences (per supporting paper, parallel to papers), confidence (combined: 1 - prod(1 - p)),
   evidence (one sentence per supporting paper, parallel to papers), first_year?
+
+- `REPORTS` Paper->Result, and from a Result to the entity each of its surfaces resolves to (through
+  the same resolution as mentions; a surface that resolves to no entity leaves its link out):
+  `ACHIEVED_BY` (subject: Method/Model), `ON_BENCHMARK` (Dataset/Benchmark), `IN_METRIC` (Metric),
+  `AGAINST` (baseline): (none)
 
 Confidence is the extractor's probability (`graph.records.Mention.confidence`); 1.0 where a rule is
 certain by construction.
@@ -35,14 +48,23 @@ from typing import Any
 from paperkg.graph.normalize import slug
 
 ENTITY_LABELS: tuple[str, ...] = ("Method", "Model", "Dataset", "Benchmark", "Metric", "Task")
-NODE_LABELS: tuple[str, ...] = ("Paper", "Collection", *ENTITY_LABELS)
+NODE_LABELS: tuple[str, ...] = ("Paper", "Collection", *ENTITY_LABELS, "Result")
 RELATION_TYPES: tuple[str, ...] = ("EVALUATED_ON", "COMPARED_WITH", "USES", "ADDRESSES", "MEASURED_BY")
-EDGE_TYPES: tuple[str, ...] = ("IN_COLLECTION", "MENTIONS", "INTRODUCES", *RELATION_TYPES)
+# A result's link per field of `records.ResultMention` that names an entity.
+RESULT_LINKS: dict[str, str] = {"subject": "ACHIEVED_BY", "benchmark": "ON_BENCHMARK", "metric": "IN_METRIC",
+                                "baseline": "AGAINST"}
+RESULT_EDGE_TYPES: tuple[str, ...] = ("REPORTS", *RESULT_LINKS.values())
+EDGE_TYPES: tuple[str, ...] = ("IN_COLLECTION", "MENTIONS", "INTRODUCES", *RELATION_TYPES, *RESULT_EDGE_TYPES)
 
 
 def entity_id(label: str, canonical_name: str) -> str:
     """Deterministic entity id: `method:group-relative-policy-optimization`."""
     return f"{label.lower()}:{slug(canonical_name)}"
+
+
+def result_id(paper_id: str, start: int) -> str:
+    """Deterministic result id: a paper reports one number at one offset of its abstract."""
+    return f"result:{paper_id}:{start}"
 
 
 def collection_id(name: str) -> str:

@@ -38,7 +38,9 @@ from typing import Any
 
 from paperkg.graph.errors import BadInputError
 from paperkg.graph.model import EDGE_TYPES, ENTITY_LABELS, NODE_LABELS, KnowledgeGraph
-from paperkg.graph.neo4j_store import FIGURE_LIMIT, FIGURES_FORMAT, schema_statements
+from paperkg.graph.neo4j_cypher import schema_statements
+from paperkg.graph.neo4j_figure_writer import FIGURE_LIMIT
+from paperkg.graph.neo4j_lease import FIGURES_FORMAT
 
 ARRAY_DELIMITER = "\x1f"
 IMPORT_OPTIONS = ("--array-delimiter=U+001F", "--multiline-fields=true", "--id-type=string")

@@ -12,6 +12,7 @@ CREATE CONSTRAINT paperkg_dataset_id IF NOT EXISTS FOR (n:Dataset) REQUIRE n.id 
 CREATE CONSTRAINT paperkg_benchmark_id IF NOT EXISTS FOR (n:Benchmark) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT paperkg_metric_id IF NOT EXISTS FOR (n:Metric) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT paperkg_task_id IF NOT EXISTS FOR (n:Task) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT paperkg_result_id IF NOT EXISTS FOR (n:Result) REQUIRE n.id IS UNIQUE;
 // Every entity also has the label `Entity`; entity ids carry their type (`method:grpo`), so they are
 // unique across the entity labels too: one lookup by id whatever the type (the figures, a delta's
 // renamed entities).

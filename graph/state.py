@@ -64,7 +64,7 @@ from paperkg.graph.normalize import compact_key
 from paperkg.graph.records import Extraction, PaperInput
 from paperkg.graph.store import GraphDelta, empty_stats
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 DB_FILE = "state.sqlite"
 # The store format before this one: a pickle, which this version never opens (loading one runs code).
 LEGACY_FILE = "graph.pickle"
@@ -135,6 +135,11 @@ CREATE INDEX edges_owner ON edges (owner);
 # `attention mechanisms` and `attention mechanism`, `F1-score` and `F1` meet), so every stored key may
 # be stale: the next build derives every paper again (each paper's old contribution is taken back by
 # the keys it was stored with, then added by the new ones). Nothing is re-extracted.
+# 6 -> 7: an extraction holds the results its abstract reports (`records.ResultMention`), from which
+# the graph derives `Result` nodes; a stored extraction gets the list it now has, empty (the
+# extractor that made it found none; a build re-extracts it when the extractor's fingerprint is not
+# its own, as after every upgrade of the extractor), so every stored row has the shape a build writes.
+# No graph row changes: nothing to derive again.
 _DEFINITION_TYPE = """
 UPDATE local_def SET type = (
     SELECT type FROM (
@@ -165,6 +170,8 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
         "JOIN short_key s ON s.key = t.term WHERE t.kind = 'm' AND "
         "(SELECT count(*) FROM json_each(s.targets)) > 1"),
     5: ("INSERT OR IGNORE INTO pending_derive (paper) SELECT key FROM papers WHERE extraction IS NOT NULL",),
+    6: ("UPDATE papers SET extraction = json_set(extraction, '$.results', json('[]')) "
+        "WHERE extraction IS NOT NULL AND json_type(extraction, '$.results') IS NULL",),
 }
 
 
@@ -299,7 +306,8 @@ def extraction_json(extraction: Extraction) -> str:
     data = {"paper_id": extraction.paper_id, "text": extraction.text,
             "sentences": extraction.sentences, "aliases": extraction.aliases,
             "mentions": [vars(m) for m in extraction.mentions],
-            "relations": [vars(r) for r in extraction.relations]}
+            "relations": [vars(r) for r in extraction.relations],
+            "results": [vars(r) for r in extraction.results]}
     return props_json(data)
 
 

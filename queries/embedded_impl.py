@@ -33,7 +33,8 @@ from typing import Any, TypeVar
 
 import networkx as nx
 
-from paperkg.graph.model import ENTITY_LABELS, RELATION_TYPES, node_key
+from paperkg.graph.model import ENTITY_LABELS, RELATION_TYPES, RESULT_LINKS, node_key
+from paperkg.queries import embedded_results
 from paperkg.queries.suggest import Named, NameIndex
 
 Row = dict[str, Any]
@@ -44,6 +45,7 @@ _PAPER_KEY = node_key("Paper", "")         # every paper's key starts so (`node_
 _NOTHING: frozenset[str] = frozenset()
 MAX_PATH_HOPS = 6          # must equal the `*..6` in shortest_path.cypher
 _ENTITY_LABELS = frozenset(ENTITY_LABELS)
+_RESULT_LINKS = frozenset(RESULT_LINKS.values())
 # The largest `limit` cooccurring and introduced_in accept (their catalog headers): the index keeps
 # the first FIGURE_LIMIT co-mentions of each entity overall and of each type, and the first
 # FIGURE_LIMIT introductions of each collection, which answers every allowed limit exactly.
@@ -83,6 +85,11 @@ class Index:
     # entity -> [(relation type, "out"/"in", other entity, support, confidence)]; confidence 1.0
     # where the edge has none (`coalesce(r.confidence, 1.0)` in the Cypher)
     relations: dict[str, list[tuple[str, str, str, int, float]]] = field(default_factory=dict)
+    # results (`queries.embedded_results`): result -> its paper, result -> {link type: entity},
+    # entity -> [(link type, result)] in edge order
+    result_paper: dict[str, str] = field(default_factory=dict)
+    result_links: dict[str, dict[str, str]] = field(default_factory=dict)
+    results_of: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     papers_by_year: dict[int, list[str]] = field(default_factory=dict)   # year -> its papers
     # entity -> {year: papers of that year mentioning it}, entities with dated papers only: the
     # timeline of an entity with 10^5 papers was 10^5 lookups per request
@@ -180,6 +187,11 @@ class Index:
                 relations[target].append((etype, "in", source, support, confidence))
                 path_adj[source].add(target)
                 path_adj[target].add(source)
+            elif etype == "REPORTS":
+                index.result_paper[target] = source
+            elif etype in _RESULT_LINKS:
+                index.result_links.setdefault(source, {})[etype] = target
+                index.results_of.setdefault(target, []).append((etype, source))
         for node, mentioning in papers_of.items():
             path_adj[node].update(map(itemgetter(0), mentioning))
         # paper id order (papers_mentioning pages by it): a paper's key is its id behind one prefix
@@ -812,6 +824,9 @@ IMPLEMENTATIONS: dict[str, Impl] = {
     "cooccurring": cooccurring,
     "introduced_in": introduced_in,
     "shortest_path": shortest_path,
+    "leaderboard": embedded_results.leaderboard,
+    "results_of": embedded_results.results_of,
+    "sota_over_time": embedded_results.sota_over_time,
 }
 
 

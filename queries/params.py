@@ -16,6 +16,8 @@ Types (the `type` field of the catalog JSON):
 - `search`: a fragment of a name, same normalisation -> `$<name>_key`, and `$<name>_query`, a
   full-text wildcard query for the keys containing it (see `fulltext_contains`)
 - `entity_type`: one of the entity labels (case-insensitive input) -> `$<name>` (null when absent)
+- `choice`: one of the words its header lists (`values=absolute|delta|ratio`; case-insensitive
+  input) -> `$<name>` (the default, or null when absent and it has none)
 - `collection`: a collection's name or id -> `$<name>_id`
 - `paper`: a paper id, exactly as given (ids are the user's, so not normalised) -> `$<name>`, and
   `$<name>_query`, the id as an exact full-text term (for a record id merged into another paper)
@@ -45,14 +47,15 @@ from paperkg.graph.errors import BadInputError
 from paperkg.graph.model import ENTITY_LABELS, collection_id
 from paperkg.graph.normalize import compact_key
 
-PARAM_TYPES: tuple[str, ...] = ("entity", "entities", "search", "entity_type", "collection", "paper", "int",
-                                "float")
+PARAM_TYPES: tuple[str, ...] = ("entity", "entities", "search", "entity_type", "choice", "collection",
+                                "paper", "int", "float")
 # JSON Schema of each type's canonical value, for the HTTP API's OpenAPI description.
 JSON_SCHEMA: dict[str, dict[str, Any]] = {
     "entity": {"type": "string", "minLength": 1},
     "entities": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1},
     "search": {"type": "string", "minLength": 1},
     "entity_type": {"type": "string", "enum": list(ENTITY_LABELS)},
+    "choice": {"type": "string"},
     "collection": {"type": "string", "minLength": 1},
     "paper": {"type": "string", "minLength": 1},
     "int": {"type": "integer"},
@@ -77,6 +80,7 @@ class Param:
     default: Any = None
     min: float | None = None
     max: float | None = None
+    values: tuple[str, ...] = ()      # a `choice`'s words
 
     def describe(self) -> str:
         """`int 1..1000`, `entity_type (one of Method, ...)`: what error messages call the type."""
@@ -86,6 +90,8 @@ class Param:
             return f"{self.type} {lo}..{hi}" if lo or hi else self.type
         if self.type == "entity_type":
             return f"entity_type (one of {', '.join(ENTITY_LABELS)})"
+        if self.type == "choice":
+            return f"one of {', '.join(self.values)}"
         if self.type == "entities":
             return f"entities (a list of 1..{MAX_LIST} entity names, or one string of comma-separated names)"
         if self.type == "collection":
@@ -96,6 +102,8 @@ class Param:
 
     def json_schema(self) -> dict[str, Any]:
         schema = dict(JSON_SCHEMA[self.type])
+        if self.type == "choice":
+            schema["enum"] = list(self.values)
         if self.type in ("int", "float"):
             if self.min is not None:
                 schema["minimum"] = self.min
@@ -126,6 +134,11 @@ class Param:
             if label is None:
                 raise self.bad(value)
             return label
+        if self.type == "choice":
+            word = next((v for v in self.values if v.casefold() == text.strip().casefold()), None)
+            if word is None:
+                raise self.bad(value)
+            return word
         if self.type in ("entity", "search") and not compact_key(text):
             raise self.bad(value, "it has no letters or digits to match")
         if self.type == "collection" and not text.strip():
@@ -193,7 +206,12 @@ class Param:
         return names
 
     def cypher_params(self, value: Any) -> dict[str, Any]:
-        """What the Cypher (and the embedded implementation) receives for the canonical `value`."""
+        """What the Cypher (and the embedded implementation) receives for the canonical `value`
+        (None: an optional parameter left out, whose params are all null: `$name_key IS NULL`)."""
+        if value is None:
+            if self.type in ("entity", "search"):
+                return {f"{self.name}_key": None, f"{self.name}_query": None}
+            return {self.name: None}
         if self.type == "entity":
             key = compact_key(value)
             return {f"{self.name}_key": key, f"{self.name}_query": fulltext_term(key)}
@@ -266,9 +284,11 @@ def parse_param_line(text: str) -> Param:
     options: dict[str, Any] = {}
     for opt in parts[3:]:
         key, eq, raw = opt.partition("=")
-        if not eq or key not in ("default", "min", "max"):
+        if not eq or key not in ("default", "min", "max", "values"):
             raise ValueError(f"unknown param option {opt!r}")
-        options[key] = json.loads(raw)
+        options[key] = tuple(raw.split("|")) if key == "values" else json.loads(raw)
+    if (ptype == "choice") != bool(options.get("values")):
+        raise ValueError(f"param {name!r}: a choice, and only a choice, lists its values=a|b")
     example_raw = example_text.strip()
     try:
         example: Any = json.loads(example_raw)
@@ -277,9 +297,12 @@ def parse_param_line(text: str) -> Param:
     if ptype not in ("int", "float") and not isinstance(example, list):
         example = example_raw   # `example=2024` on a name is the text "2024"
     param = Param(name=name, type=ptype, required=req == "required", example=example,
-                  default=options.get("default"), min=options.get("min"), max=options.get("max"))
-    if not param.required and param.default is None and ptype not in ("int", "float", "entity_type", "paper"):
-        # An absent name has no key to match: optional names would need a null-safe Cypher branch.
+                  default=options.get("default"), min=options.get("min"), max=options.get("max"),
+                  values=options.get("values", ()))
+    if not param.required and param.default is None and ptype not in (
+            "int", "float", "entity_type", "choice", "paper", "entity"):
+        # An absent list or search has nothing to match: they would need a null-safe Cypher branch
+        # (an optional entity has one: `$name_key IS NULL OR ...`).
         raise ValueError(f"optional {ptype} param {name!r} needs a default")
     if param.required and param.default is not None:
         raise ValueError(f"required param {name!r} cannot have a default")

@@ -87,12 +87,8 @@ def _shown(example: Any) -> str:
 def cypher_params(query: CatalogQuery, values: Mapping[str, Any]) -> dict[str, Any]:
     """What the Cypher and the embedded implementation receive (`$name_key`, `$limit`, ...)."""
     out: dict[str, Any] = {}
-    for p in query.params:
-        value = values.get(p.name)
-        if value is None:               # absent optional: `$type IS NULL` in the Cypher
-            out[p.name] = None
-        else:
-            out.update(p.cypher_params(value))
+    for p in query.params:          # an absent optional one is null: `$type IS NULL` in the Cypher
+        out.update(p.cypher_params(values.get(p.name)))
     return out
 
 

@@ -36,6 +36,24 @@ def seed_store(seed_store_path: Path) -> EmbeddedStore:
 
 
 @pytest.fixture(scope="session")
+def results_store_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Real abstracts with their gold results (`tests/graph/results_gold.py`), where the result
+    queries' catalog examples answer, built once per test session."""
+    from tests.graph.results_gold import leaderboard_corpus
+    from tests.stores import write_corpus
+
+    path = tmp_path_factory.mktemp("results-store")
+    write_corpus(path, leaderboard_corpus()).close()
+    return path
+
+
+@pytest.fixture(scope="session")
+def results_store(results_store_path: Path) -> EmbeddedStore:
+    """Read-only use: tests must not save into it."""
+    return EmbeddedStore(results_store_path)
+
+
+@pytest.fixture(scope="session")
 def neo4j_uri() -> str:
     """A real Neo4j: `NEO4J_URI` when set (CI starts the engine), else the suite starts its own.
     Outside CI a machine without Java/Maven skips these tests; in CI that is a failure."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Depends, Path, Query, Request
 
@@ -104,12 +104,12 @@ def list_queries() -> list[dict[str, Any]]:
 def _annotation(p: Param) -> Any:
     """The Python type FastAPI validates and documents for a parameter."""
     types: dict[str, Any] = {"int": int, "float": float, "entity_type": EntityType, "entities": list[str]}
-    base = types.get(p.type, str)
+    base = Literal[p.values] if p.type == "choice" else types.get(p.type, str)
     text = p.describe()
     extra: dict[str, Any] = {}
     if p.type in ("int", "float"):
         extra = {"ge": p.min, "le": p.max}
-    elif p.type != "entities" and p.type != "entity_type":
+    elif p.type not in ("entities", "entity_type", "choice"):
         extra = {"min_length": 1, "max_length": 500}
     example = p.example
     query = Query(alias=p.name, description=f"{text}.", examples=[example], **extra)

@@ -14,6 +14,7 @@ from paperkg.api.models import ROW_MODELS
 from paperkg.api.settings import Settings
 from paperkg.queries.catalog import load_catalog
 from paperkg.queries.runner import run_named
+from tests.graph.results_gold import RESULT_QUERIES
 
 ENVELOPE = {"query", "params", "items", "limit", "offset", "next_offset", "truncated"}
 
@@ -31,10 +32,15 @@ def seed_client(seed_store_path: Path) -> TestClient:
     return TestClient(create_app(Settings(store=str(seed_store_path))))
 
 
+@pytest.fixture(scope="module")
+def results_client(results_store_path: Path) -> TestClient:
+    return TestClient(create_app(Settings(store=str(results_store_path))))
+
+
 @pytest.mark.parametrize("name", sorted(load_catalog()))
 def test_every_returned_column_has_a_typed_field(name: str, arxiv_example_store: Any,
-                                                 seed_store: Any) -> None:
-    store = arxiv_example_store if name in TIMED else seed_store
+                                                 seed_store: Any, results_store: Any) -> None:
+    store = arxiv_example_store if name in TIMED else results_store if name in RESULT_QUERIES else seed_store
     rows = run_named(store, name, load_catalog()[name].example_params())
     assert rows
     assert set(rows[0]) <= set(ROW_MODELS[name].model_fields)
@@ -52,10 +58,10 @@ def test_openapi_documents_each_query(name: str, arxiv_client: TestClient) -> No
 
 
 @pytest.mark.parametrize("name", sorted(load_catalog()))
-def test_example_answers_in_the_envelope(name: str, arxiv_client: TestClient,
-                                         seed_client: TestClient) -> None:
+def test_example_answers_in_the_envelope(name: str, arxiv_client: TestClient, seed_client: TestClient,
+                                         results_client: TestClient) -> None:
     """Rows are validated against the typed model by FastAPI (a mismatch would be a 500)."""
-    client = arxiv_client if name in TIMED else seed_client
+    client = arxiv_client if name in TIMED else results_client if name in RESULT_QUERIES else seed_client
     query = load_catalog()[name]
     params = query.example_params()
     response = client.get(f"/queries/{name}", params=params)

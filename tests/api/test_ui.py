@@ -25,7 +25,7 @@ def test_vendored_files_are_the_ones_the_readme_records() -> None:
     assert set(recorded) == shipped
     for path, digest in recorded.items():
         assert hashlib.sha256((VENDOR / path).read_bytes()).hexdigest() == digest, path
-    for package in ("cytoscape", "swagger-ui", "redoc"):
+    for package in ("cytoscape", "swagger-ui", "redoc", "uplot"):
         assert (VENDOR / package / "LICENSE").is_file()
 
 

@@ -74,3 +74,21 @@ def test_arxiv_example_gexf_replays_its_years(arxiv_example_store: Any, tmp_path
     entities = [k for k, n in graph.nodes.items() if n.label in ENTITY_LABELS]
     assert all(seen["first"][k] == float(years[k]) for k in entities)
     assert {seen["first"][k] for k in entities} == {2024.0, 2025.0, 2026.0}
+
+
+def test_results_import_with_their_links_and_years(results_store: Any, tmp_path: Path,
+                                                   gephi: GephiImporter) -> None:
+    """Real abstracts with their gold results: every Result node, REPORTS and link edge survives
+    Gephi's import of both exports, and each result starts in its paper's year on the timeline."""
+    graph = results_store.export()
+    results = [k for k, n in graph.nodes.items() if n.label == "Result"]
+    assert len(results) > 300
+    for write, name in ((write_graphml, "r.graphml"), (write_gexf, "r.gexf")):
+        nodes, edges = write(graph, tmp_path / name)
+        seen = gephi.import_file(tmp_path / name)
+        assert (seen["nodes"], seen["edges"]) == (nodes, edges)
+        assert seen["edge_kinds"] == _kinds(graph, set(graph.nodes))
+        assert {"REPORTS", "ACHIEVED_BY", "ON_BENCHMARK", "IN_METRIC", "AGAINST"} <= set(seen["edge_kinds"])
+    years, _ = first_years(graph)
+    assert all(seen["first"][k] == (float(years[k]) if k in years else None) for k in results)
+    assert any(k in years for k in results) and any(k not in years for k in results)

@@ -204,3 +204,24 @@ def test_one_build_derived_in_batches_is_build_graph(tmp_path: Path, seed_entrie
     finally:
         state.close()
     _assert_same(graph, build_graph(_corpus([e for e in seed_entries if e not in gone])))
+
+
+@settings(max_examples=20, deadline=None)
+@given(data=st.data())
+def test_any_split_and_removal_of_papers_reporting_results_is_build_graph(data: st.DataObject) -> None:
+    """Real abstracts with their gold results: `Result` nodes and their links come out of any split,
+    order and removal as `build_graph` makes them (a removed paper's results go with it)."""
+    from tests.graph.results_gold import gold_corpus
+
+    steps = data.draw(_result_steps(list(gold_corpus())))
+    with tempfile.TemporaryDirectory() as tmp:
+        graph, present = _replay(Path(tmp), steps)
+    want = build_graph(_corpus(present))
+    assert any(n.label == "Result" for n in want.nodes.values()) == any(
+        e.extraction is not None and e.extraction.results for e in present)
+    _assert_same(graph, want)
+
+
+@st.composite
+def _result_steps(draw: st.DrawFn, pool: list[PaperEntry]) -> list[tuple[str, list[PaperEntry]]]:
+    return _steps(draw, pool, 40)

@@ -15,8 +15,9 @@ import pytest
 
 from paperkg.graph.errors import BadInputError
 from paperkg.graph.model import Edge, KnowledgeGraph, Node
+from paperkg.graph.neo4j_cypher import schema_statements
 from paperkg.graph.neo4j_import import ARRAY_DELIMITER, write_import_dir
-from paperkg.graph.neo4j_store import Neo4jStore, schema_statements
+from paperkg.graph.neo4j_store import Neo4jStore
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = ROOT / "tests" / "neo4j" / "server"
@@ -135,9 +136,12 @@ def test_imported_seed_store_answers_the_catalog_like_the_embedded_store(importe
                                                                           seed_store: Any) -> None:
     from paperkg.queries.catalog import load_catalog
     from paperkg.queries.runner import run_named
+    from tests.graph.results_gold import RESULT_QUERIES
     from tests.queries.parity import cases, compare
 
     for name, query in sorted(load_catalog().items()):
+        if name in RESULT_QUERIES:     # examples of results the seed lacks; the cases below cover them
+            continue
         params = query.example_params()
         assert run_named(imported, name, params) == run_named(seed_store, name, params), name
     problems = compare(seed_store, imported, cases(seed_store.graph(), seed=7, per_query=15))

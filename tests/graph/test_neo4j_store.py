@@ -32,20 +32,29 @@ from paperkg.graph.errors import (
     BadInputError,
     GraphIncompleteError,
     QueryRefusedError,
+    QueryTimeoutError,
     StoreUnavailableError,
     UsageError,
 )
 from paperkg.graph.graphml import write_graphml
-from paperkg.graph.model import EDGE_TYPES, ENTITY_LABELS, NODE_LABELS, Edge, KnowledgeGraph, Node, node_key
-from paperkg.graph.neo4j_store import (
+from paperkg.graph.model import (
+    EDGE_TYPES,
+    ENTITY_LABELS,
+    NODE_LABELS,
+    Edge,
+    KnowledgeGraph,
+    Node,
+    node_key,
+    result_id,
+)
+from paperkg.graph.neo4j_cypher import (
     FULLTEXT_LISTS,
     MAX_TERM_BYTES,
-    Neo4jStore,
-    QueryTimeoutError,
     render,
     schema_index_names,
     schema_statements,
 )
+from paperkg.graph.neo4j_store import Neo4jStore
 from paperkg.graph.records import Extraction, Mention, PaperInput, RelationMention
 from paperkg.graph.store import GraphDelta, GraphStore, empty_stats, graph_stats
 
@@ -145,6 +154,16 @@ def make_graph(variant: int = 0) -> tuple[Corpus, KnowledgeGraph]:
         support = papers[:2] if variant == 0 else papers[:3]
         g.add_edge(Edge(rtype, head, tail, {"papers": support, "support": len(support),
                                             "evidence": [f"sentence {p}" for p in support]}))
+    # a result of the first paper with every link (its value changes in variant 1, its baseline too)
+    rid = result_id(papers[0], 60)
+    g.add_node(Node("Result", rid, {"id": rid, "paper": papers[0], "value": "45.2\\%", "display": "45.2%",
+                                    "number": 45.2 + variant, "kind": "absolute", "unit": "%",
+                                    "confidence": 0.75, "direction": "higher",
+                                    "evidence": "It reaches 45.2%."}))
+    g.add_edge(Edge("REPORTS", node_key("Paper", papers[0]), rid))
+    for etype, target in (("ACHIEVED_BY", "method:grpo"), ("ON_BENCHMARK", "benchmark:math500"),
+                          ("IN_METRIC", "metric:accuracy"), ("AGAINST", entities["Method"][1])):
+        g.add_edge(Edge(etype, rid, target))
     return corpus, g
 
 
@@ -799,10 +818,10 @@ def test_figures_keep_the_top_overall_and_of_each_type(store: Neo4jStore,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """With the lists cut at 2 entries (overall and per type), every limit up to 2 with or without a
     type filter still gives the embedded store's rows: the cut is exact, not approximate."""
-    from paperkg.graph import neo4j_store
+    from paperkg.graph import neo4j_figure_writer
     from tests.queries.graphs import random_graph
 
-    monkeypatch.setattr(neo4j_store, "FIGURE_LIMIT", 2)
+    monkeypatch.setattr(neo4j_figure_writer, "FIGURE_LIMIT", 2)
     graph = random_graph(8, papers=40, entities=30, per_paper=6)
     store.save_graph(graph)
     longest = "MATCH (c:PaperkgCo) WITH c.of AS of, c.co_type AS type, count(*) AS n RETURN max(n) AS n"
@@ -881,10 +900,10 @@ def test_deltas_give_the_graph_a_full_save_gives(store: Neo4jStore, driver: neo4
     """Each delta, applied on the generation it was made from, leaves exactly the new graph, its
     figures exactly the embedded store's, and the generation recorded; in one transaction or (a
     big delta) in marked batches."""
-    from paperkg.graph import neo4j_store
+    from paperkg.graph import neo4j_delta
 
     if not atomic:
-        monkeypatch.setattr(neo4j_store, "ATOMIC_ROWS", 0)
+        monkeypatch.setattr(neo4j_delta, "ATOMIC_ROWS", 0)
     graphs = _graph_sequence()
     store.save_graph(graphs[0], generation="g0")
     assert store.synced_generation() == "g0"
@@ -904,9 +923,9 @@ def test_a_delta_changes_the_figures_into_the_lists_a_full_save_computes(
     """The figures a delta changes in place (graph/neo4j_figures.py) are, list for list, the ones a
     full save computes from the whole graph: with lists cut at 2 entries (entries growing past the
     cut, kept ones shrinking, a rename near it) and with uncut lists."""
-    from paperkg.graph import neo4j_store
+    from paperkg.graph import neo4j_figure_writer
 
-    monkeypatch.setattr(neo4j_store, "FIGURE_LIMIT", limit)
+    monkeypatch.setattr(neo4j_figure_writer, "FIGURE_LIMIT", limit)
     graphs = _graph_sequence()
     store.save_graph(graphs[0], generation="g0")
     for i, (old, new) in enumerate(itertools.pairwise(graphs), start=1):
@@ -920,9 +939,9 @@ def test_a_delta_that_adds_papers_recomputes_no_figure_whole(
         store: Neo4jStore, driver: neo4j.Driver, monkeypatch: pytest.MonkeyPatch) -> None:
     """Adding papers changes the stored lists by the difference only: nothing is recomputed from
     the whole neighbourhood (whose cost grows with the database), even with lists cut at 2."""
-    from paperkg.graph import neo4j_store
+    from paperkg.graph import neo4j_figure_writer
 
-    monkeypatch.setattr(neo4j_store, "FIGURE_LIMIT", 2)
+    monkeypatch.setattr(neo4j_figure_writer, "FIGURE_LIMIT", 2)
     graphs = _graph_sequence()
     store.save_graph(graphs[0], generation="g0")
     recomputed: list[tuple[list[str], list[str]]] = []
@@ -933,7 +952,7 @@ def test_a_delta_that_adds_papers_recomputes_no_figure_whole(
     assert recomputed == []
     changed = _stored_figures(driver)
     monkeypatch.undo()
-    monkeypatch.setattr(neo4j_store, "FIGURE_LIMIT", 2)
+    monkeypatch.setattr(neo4j_figure_writer, "FIGURE_LIMIT", 2)
     store.save_graph(graphs[1], generation="g1")
     assert changed == _stored_figures(driver)
 

@@ -98,7 +98,41 @@ def tiny_graph() -> KnowledgeGraph:
     _relation(g, "COMPARED_WITH", PPO, GRPO, ["p3"], confidence=0.4)   # the others have none: 1.0
     _relation(g, "USES", QWEN, GRPO, ["p3"])
     _relation(g, "MEASURED_BY", GSM8K, ACC, ["p1"])
+    # results: on GSM8K in accuracy, GRPO twice in p1 (80.0, 78.0), PPO in p1, GRPO in p3 (no year),
+    # no subject in p4; a delta of GRPO against PPO in p2; an error rate (no metric entity) on MATH
+    on_gsm8k = {"ON_BENCHMARK": GSM8K, "IN_METRIC": ACC}
+    for rid, paper, start, value, kind, links, extra in (
+        ("r1", "p1", 10, 80.0, "absolute", {"ACHIEVED_BY": GRPO, **on_gsm8k}, {}),
+        ("r7", "p1", 40, 78.0, "absolute", {"ACHIEVED_BY": GRPO, **on_gsm8k}, {}),
+        ("r2", "p1", 20, 75.5, "absolute", {"ACHIEVED_BY": PPO, **on_gsm8k}, {}),
+        ("r6", "p1", 60, 12.0, "absolute", {"ACHIEVED_BY": GRPO, "ON_BENCHMARK": MATH},
+         {"metric": "error rate", "direction": "lower"}),
+        ("r5", "p2", 5, 3.2, "delta", {"ACHIEVED_BY": GRPO, "ON_BENCHMARK": GSM8K, "AGAINST": PPO},
+         {"unit": "pp", "baseline": "PPO"}),
+        ("r3", "p3", 7, 82.1, "absolute", {"ACHIEVED_BY": GRPO, **on_gsm8k}, {}),
+        ("r4", "p4", 3, 85.0, "absolute", on_gsm8k, {}),
+    ):
+        _result(g, rid, paper, start, value, kind, links, **extra)
     return g
+
+
+def _result(graph: KnowledgeGraph, rid: str, paper: str, start: int, number: float, kind: str,
+            links: dict[str, str], **extra: object) -> None:
+    """A `Result` of `paper` (graph/model.py) with its REPORTS edge and links; its year is its paper's;
+    `rid` names it in the evidence."""
+    node_id = f"result:{paper}:{start}"
+    year = graph.nodes[node_key("Paper", paper)].props.get("year")
+    display = f"{number:g}" + ("%" if kind == "absolute" else " pp")
+    props: dict[str, object] = {
+        "id": node_id, "paper": paper, "value": display, "display": display, "number": number,
+        "kind": kind, "unit": "%" if kind == "absolute" else "", "confidence": 0.8, "sentence": 0,
+        "start": start, "end": start + 4, "evidence": f"sentence of {rid}", "direction": "higher", **extra}
+    if year is not None:
+        props["year"] = year
+    graph.add_node(Node("Result", node_id, props))
+    graph.add_edge(Edge("REPORTS", node_key("Paper", paper), node_id))
+    for etype, target in links.items():
+        graph.add_edge(Edge(etype, node_id, target))
 
 
 _SYLLABLES = ["ra", "po", "dp", "gr", "mo", "qi", "te", "la", "xe", "nu"]

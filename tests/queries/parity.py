@@ -75,6 +75,13 @@ def cases(graph: KnowledgeGraph, seed: int, per_query: int = 12) -> list[tuple[s
     def floor() -> dict[str, float | None]:
         return {"min_confidence": rng.choice([None, None, 0.0, 0.3, 0.5, 0.75, 0.9, 1.0])}
 
+    def maybe(make: Any, *args: str) -> Any:
+        return make(*args) if rng.random() < 0.5 else None
+
+    def results() -> dict[str, str | None]:
+        return {"kind": rng.choice([None, "absolute", "absolute", "delta", "ratio"]),
+                "direction": rng.choice([None, None, "higher", "lower"])}
+
     years = sorted({n.props["year"] for n in graph.nodes.values() if n.label == "Paper"
                     and isinstance(n.props.get("year"), int)})
 
@@ -100,6 +107,11 @@ def cases(graph: KnowledgeGraph, seed: int, per_query: int = 12) -> list[tuple[s
         "introduced_in": lambda: {"collection": rng.choice([*collections, "Nowhere"]), "limit": limit()},
         "shortest_path": lambda: {"from": name(), "to": name()},
         "paper": lambda: {"id": rng.choice([*paper_ids, "no-such-paper"])},
+        "leaderboard": lambda: {"benchmark": name("Dataset", "Benchmark"), "metric": maybe(name, "Metric"),
+                                **results(), **page()},
+        "results_of": lambda: {"name": name("Method", "Model"), **page()},
+        "sota_over_time": lambda: {"benchmark": name("Dataset", "Benchmark"), "metric": name("Metric"),
+                                   **results()},
     }
     out: list[tuple[str, dict[str, Any]]] = []
     for qname in sorted(load_catalog()):

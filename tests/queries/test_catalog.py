@@ -8,13 +8,14 @@ from importlib import resources
 
 import pytest
 
-from paperkg.graph.model import ENTITY_LABELS, RELATION_TYPES
+from paperkg.graph.metric_direction import DIRECTIONS
+from paperkg.graph.model import ENTITY_LABELS, RELATION_TYPES, RESULT_EDGE_TYPES
 from paperkg.queries.catalog import catalog_json, load_catalog, parse_query
 from paperkg.queries.params import PARAM_TYPES
 
 NAMES = {"entity_search", "entity", "neighbors", "papers_mentioning", "papers_with_all", "evaluated_on",
          "benchmarks_of", "compared_with", "top_entities", "cooccurring", "introduced_in", "shortest_path",
-         "paper", "timeline", "trending", "family"}
+         "paper", "timeline", "trending", "family", "leaderboard", "results_of", "sota_over_time"}
 SIGNATURES = {   # (required, optional) parameter names, as issue 5 gives them
     "entity_search": ({"q"}, {"type", "limit", "offset"}),   # offset: for the API's paging
     "entity": ({"name"}, set()),
@@ -32,6 +33,9 @@ SIGNATURES = {   # (required, optional) parameter names, as issue 5 gives them
     "paper": ({"id"}, set()),                                # for the API's GET /papers/{id}
     "timeline": ({"name"}, set()),
     "trending": (set(), {"type", "since", "min_papers", "limit"}),
+    "leaderboard": ({"benchmark"}, {"metric", "kind", "direction", "limit", "offset"}),   # issue 27
+    "results_of": ({"name"}, {"limit", "offset"}),
+    "sota_over_time": ({"benchmark", "metric"}, {"kind", "direction"}),
 }
 
 
@@ -68,7 +72,8 @@ def test_cypher_is_parameterised_and_ordered(name: str) -> None:
     code = SEARCH_LOOKUP.sub("", code)
     literals = re.findall(r"'([^']*)'", code)
     # entity labels only as `CASE $type WHEN 'Method' THEN ...` branches, one per label of the closed set
-    assert set(literals) <= {"out", "in", "Paper", "-", "->", "<-", *ENTITY_LABELS}, literals
+    # and a metric's direction (`leaderboard`), a closed set too
+    assert set(literals) <= {"out", "in", "Paper", "-", "->", "<-", *ENTITY_LABELS, *DIRECTIONS}, literals
     for label in set(literals) & set(ENTITY_LABELS):
         assert re.search(rf"WHEN '{label}' THEN COLLECT {{ MATCH \(e:{label}\)", code), label
     assert '"' not in code
@@ -77,7 +82,7 @@ def test_cypher_is_parameterised_and_ordered(name: str) -> None:
             # plus the Neo4j store's shared `Entity` label and its hidden precomputed figures
             assert word in {*ENTITY_LABELS, "Paper", "Collection", "MENTIONS", "INTRODUCES",
                             "IN_COLLECTION", *RELATION_TYPES, "Entity", "PaperkgFigures",
-                            "PaperkgCo"}, word
+                            "PaperkgCo", "Result", *RESULT_EDGE_TYPES}, word
     assert "ORDER BY" in code and load_catalog()[name].ordered
     assert not re.search(r"\b(CREATE|MERGE|SET|DELETE|REMOVE|CALL|LOAD)\b", code)
 
@@ -165,7 +170,8 @@ WHERE $name_key IN e.keys RETURN e.id AS id ORDER BY id
     (GOOD.replace("name: sample", "name: other"), "differs from the file name"),
     (GOOD.replace(" example=GRPO", ""), "without example="),
     (GOOD.replace("entity required", "string required"), "unknown param type"),
-    (GOOD.replace("entity required", "entity optional"), "needs a default"),
+    (GOOD.replace("entity required", "search optional"), "needs a default"),   # an optional entity is null
+    (GOOD.replace("entity required", "choice required"), "only a choice, lists its values"),
     (GOOD.replace("$name_key", "$other"), "undeclared params"),
     (GOOD.rsplit("CALL", 1)[0], "no Cypher"),
     (GOOD.replace("$name_query", "'grpo'"), "never uses: ['name_query']"),

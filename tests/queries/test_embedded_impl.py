@@ -42,6 +42,53 @@ def step(i: int, via: str | None, eid: str, etype: str, name: str) -> dict[str, 
     return {"step": i, "via": via, "id": eid, "type": etype, "name": name}
 
 
+NAMES = {GRPO: "GRPO", PPO: "PPO"}
+RIDS = {("p1", 10): "r1", ("p1", 20): "r2", ("p3", 7): "r3", ("p4", 3): "r4", ("p2", 5): "r5",
+        ("p1", 60): "r6", ("p1", 40): "r7"}
+
+
+def _result_cols(paper: str, start: int, number: float, year: int | None, title: str | None,
+                 value: str | None, unit: str, metric: str | None, direction: str) -> dict[str, Any]:
+    return {"value": value or f"{number:g}%", "number": number, "unit": unit, "metric": metric,
+            "direction": direction, "year": year, "paper": paper, "title": title,
+            "evidence": f"sentence of {RIDS[(paper, start)]}", "result": f"result:{paper}:{start}"}
+
+
+def board(paper: str, start: int, subject: str | None, number: float, year: int | None = None,
+          title: str | None = None, *, benchmark: str = GSM8K, value: str | None = None, unit: str = "%",
+          metric: str | None = "accuracy", metric_id: str | None = ACC, direction: str = "higher") -> dict:
+    """A `leaderboard` row of a tiny-graph result (tests/queries/graphs.py)."""
+    cols = _result_cols(paper, start, number, year, title, value, unit, metric, direction)
+    return {"benchmark": benchmark, "subject": NAMES.get(subject or ""), "subject_id": subject,
+            "subject_type": "Method" if subject else None, "value": cols["value"], "number": number,
+            "unit": unit, "metric": metric, "metric_id": metric_id, "direction": direction, "year": year,
+            "paper": paper, "title": title, "evidence": cols["evidence"], "result": cols["result"],
+            "confidence": 0.8}
+
+
+def result_of(paper: str, start: int, number: float, year: int | None = None, title: str | None = None, *,
+              value: str | None = None, unit: str = "%", kind: str = "absolute", benchmark: str = "GSM8K",
+              benchmark_id: str = GSM8K, metric: str | None = "accuracy", metric_id: str | None = ACC,
+              baseline: str | None = None, baseline_id: str | None = None, direction: str = "higher") -> dict:
+    """A `results_of` row of a tiny-graph result of GRPO."""
+    cols = _result_cols(paper, start, number, year, title, value, unit, metric, direction)
+    return {"subject": GRPO, "value": cols["value"], "number": number, "unit": unit, "kind": kind,
+            "benchmark": benchmark, "benchmark_id": benchmark_id, "metric": metric, "metric_id": metric_id,
+            "baseline": baseline, "baseline_id": baseline_id, "direction": direction, "year": year,
+            "paper": paper, "title": title, "evidence": cols["evidence"], "result": cols["result"],
+            "confidence": 0.8, "start": start}
+
+
+def sota(year: int, paper: str, start: int, subject: str | None, number: float, title: str | None,
+         record: bool, direction: str = "higher") -> dict:
+    """A `sota_over_time` row of a tiny-graph result on GSM8K in accuracy."""
+    cols = _result_cols(paper, start, number, year, title, None, "%", "accuracy", direction)
+    return {"year": year, "value": cols["value"], "number": number, "unit": "%", "metric": "accuracy",
+            "direction": direction, "subject": NAMES.get(subject or ""), "subject_id": subject,
+            "paper": paper, "title": title, "evidence": cols["evidence"], "result": cols["result"],
+            "record": record}
+
+
 GRPO_ALIASES = ["GRPO", "Group Relative Policy Optimization"]
 PPO_ALIASES = ["PPO", "Proximal Policy Optimization"]
 
@@ -250,6 +297,36 @@ CASES: list[tuple[str, dict[str, Any], list[dict[str, Any]]]] = [
              "mentions": [{"sentence": 0, "start": 0, "end": 1, "surface": "x"}]}]}]),
     ("paper", {"id": "p9"}, []),
     ("shortest_path", {"from": "GRPO", "to": "grpo"}, []),
+    # leaderboard: one row per (paper, subject), its best value; best first by the metric's direction
+    ("leaderboard", {"benchmark": "gsm-8k"}, [
+        board("p4", 3, None, 85.0, 2026), board("p3", 7, GRPO, 82.1, title="Third"),
+        board("p1", 10, GRPO, 80.0, 2025, "First"), board("p1", 20, PPO, 75.5, 2025, "First")]),
+    ("leaderboard", {"benchmark": "GSM8K", "direction": "LOWER", "limit": 2}, [
+        board("p1", 20, PPO, 75.5, 2025, "First", direction="lower"),
+        board("p1", 40, GRPO, 78.0, 2025, "First", direction="lower")]),
+    ("leaderboard", {"benchmark": "GSM8K", "metric": "Accuracy", "offset": 1, "limit": 1}, [
+        board("p3", 7, GRPO, 82.1, title="Third")]),
+    ("leaderboard", {"benchmark": "GSM8K", "kind": "delta"}, [
+        board("p2", 5, GRPO, 3.2, value="3.2 pp", unit="pp", metric=None, metric_id=None)]),
+    ("leaderboard", {"benchmark": "MATH"}, [
+        board("p1", 60, GRPO, 12.0, 2025, "First", benchmark=MATH, metric="error rate", metric_id=None,
+              direction="lower")]),
+    ("leaderboard", {"benchmark": "MATH", "metric": "accuracy"}, []),
+    # results_of: every result of the subject, by paper and place in the abstract
+    ("results_of", {"name": "Group Relative Policy Optimization"}, [
+        result_of("p1", 10, 80.0, 2025, "First"), result_of("p1", 40, 78.0, 2025, "First"),
+        result_of("p1", 60, 12.0, 2025, "First", benchmark="MATH", benchmark_id=MATH, metric="error rate",
+                  metric_id=None, direction="lower"),
+        result_of("p2", 5, 3.2, value="3.2 pp", unit="pp", kind="delta", metric=None, metric_id=None,
+                  baseline="PPO", baseline_id=PPO),
+        result_of("p3", 7, 82.1, title="Third")]),
+    ("results_of", {"name": "qwen3-8b"}, []),
+    # sota_over_time: the best of each dated year; record when it beats every earlier year
+    ("sota_over_time", {"benchmark": "GSM8K", "metric": "accuracy"}, [
+        sota(2025, "p1", 10, GRPO, 80.0, "First", True), sota(2026, "p4", 3, None, 85.0, None, True)]),
+    ("sota_over_time", {"benchmark": "GSM8K", "metric": "accuracy", "direction": "lower"}, [
+        sota(2025, "p1", 20, PPO, 75.5, "First", True, "lower"),
+        sota(2026, "p4", 3, None, 85.0, None, False, "lower")]),
 ]
 
 

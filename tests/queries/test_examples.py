@@ -8,15 +8,22 @@ import pytest
 
 from paperkg.queries.catalog import load_catalog
 from paperkg.queries.runner import run_named
+from tests.graph.results_gold import RESULT_QUERIES
 
 # Questions about time need papers with years: the seed abstracts have none, the arXiv example has.
 TIMED = frozenset({"timeline", "trending"})
 
 
-@pytest.mark.parametrize("name", sorted(set(load_catalog()) - TIMED))
+@pytest.mark.parametrize("name", sorted(set(load_catalog()) - TIMED - RESULT_QUERIES))
 def test_example_returns_rows_on_the_seed(name: str, seed_store: Any) -> None:
     rows = run_named(seed_store, name, load_catalog()[name].example_params())
     assert rows, f"{name}'s example returns no rows on examples/abstracts: pick another example"
+
+
+@pytest.mark.parametrize("name", sorted(RESULT_QUERIES))
+def test_result_example_returns_rows_on_gold_results(name: str, results_store: Any) -> None:
+    rows = run_named(results_store, name, load_catalog()[name].example_params())
+    assert rows, f"{name}'s example returns no rows on the gold results: pick another example"
 
 
 @pytest.mark.parametrize("name", sorted(TIMED))

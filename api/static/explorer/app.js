@@ -201,11 +201,13 @@ async function entityPage(id, params) {
   const offset = Number(params.get("offset") || 0);
   const cat = await catalog();
   const entity = await api(`/entities/${enc(id)}`);
-  const [nbrs, page, timeline] = await Promise.all([
+  const [nbrs, page, timeline, results] = await Promise.all([
     api(`/entities/${enc(entity.id)}/neighbors`, { limit: 200 }),
     api(`/entities/${enc(entity.id)}/papers`, { limit: PAGE, offset }),
     // papers per year (the catalog's `timeline`, when this server has it)
     cat.has("timeline") ? api("/queries/timeline", { name: entity.name }) : null,
+    // what papers report on it or about it (results.js)
+    resultsSection(entity, cat),
   ]);
   const years = (timeline?.items || []).filter((r) => r.year != null);
   const first = entity.first_year ?? (years.length ? Math.min(...years.map((r) => r.year)) : null);
@@ -234,6 +236,7 @@ async function entityPage(id, params) {
       entity.family ? h("div", {}, h("b", {}, "Family"), entity.family) : null,
       h("div", {}, h("b", {}, "Aliases"), entity.aliases.join(" · ") || "—")),
     years.length > 1 ? yearBars(years) : null,
+    results ? results.section : null,
     h("div", { class: "two" },
       h("section", {},
         h("h2", {}, `Papers (${entity.paper_count})`),
@@ -254,7 +257,10 @@ async function entityPage(id, params) {
               h("td", {}, n.confidence == null ? "—" : fmt(n.confidence)))))))
           : null)),
   ];
-  return { parts, after: () => nbrs.items.length && drawGraph(graphBox, entity, nbrs.items) };
+  return { parts, after: () => {
+    if (results?.after) results.after();
+    if (nbrs.items.length) drawGraph(graphBox, entity, nbrs.items);
+  } };
 }
 
 function yearBars(rows) {
@@ -351,6 +357,10 @@ function inputFor(param, value) {
   const name = param.name;
   const placeholder = param.example === undefined || param.example === null ? "" :
     Array.isArray(param.example) ? param.example.join(", ") : String(param.example);
+  if (param.type === "choice") {
+    return h("select", { name }, h("option", { value: "" }, param.default != null ? `default (${param.default})` : "any"),
+      (param.schema?.enum || []).map((w) => h("option", { value: w, selected: w === value }, w)));
+  }
   if (param.type === "entity_type") {
     return h("select", { name }, h("option", { value: "" }, param.required ? "choose…" : "any"),
       TYPES.map((t) => h("option", { value: t, selected: t === value }, t)));
