@@ -132,8 +132,9 @@ def run_workers(store: Path, workers: int, workloads: dict[str, list[str]], args
     """Both servers up side by side; `args.repeat` rounds of bare /health then each paperkg workload."""
     serve_args = ["--store", str(store)] + (["--workers", str(workers)] if workers > 1 else [])
     result: dict[str, Any] = {"workers": workers, "rounds": []}
+    paperkg = serve(serve_args, {}, logdir / f"serve-{workers}.log", 600, access_log=False)
     with bare(workers, logdir / f"bare-{workers}.log") as (bare_base, bare_proc), \
-            serve(serve_args, {}, logdir / f"serve-{workers}.log", 600) as (base, proc, ready_s):
+            paperkg as (base, proc, ready_s):
         result["ready_s"] = round(ready_s, 2)
         result["memory_ready"] = memory_mb(proc.pid)
         for paths in workloads.values():
