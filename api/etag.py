@@ -49,6 +49,7 @@ class ETagMiddleware:
                 or not scope["path"].startswith(TAGGED_PREFIXES)):
             await self.app(scope, receive, send)
             return
+        self.holder.current()       # the rebuild check `get_store` makes, which a 304 skips
         generation = self.holder.generation()
         if generation is None:
             await self.app(scope, receive, send)
