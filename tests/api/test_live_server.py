@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import io
 import signal
-import time
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
