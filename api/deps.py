@@ -9,6 +9,7 @@ on the first request that needs it, and closed when the app shuts down.
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import gc
 import logging
 import threading
@@ -231,6 +232,13 @@ async def call(store: GraphStore, fn: Callable[..., _T], *args: Any, **kwargs: A
     holding the GIL, so a worker thread buys no parallelism, and the hop there and back was a third
     of a request's time); in the thread pool for a store that waits on a network (Neo4j), so the
     loop serves other requests meanwhile."""
-    if isinstance(store, GraphView):
+    if _in_process(type(store)):
         return fn(*args, **kwargs)
     return await run_in_threadpool(fn, *args, **kwargs)
+
+
+@functools.lru_cache(maxsize=32)
+def _in_process(kind: type) -> bool:
+    """Whether stores of class `kind` are `GraphView`s (a protocol check walks the class: once per
+    class, not per request)."""
+    return issubclass(kind, GraphView)
