@@ -23,6 +23,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from paperkg.api import problems
 from paperkg.api.deps import StoreHolder, get_store
+from paperkg.api.etag import ETagMiddleware, salt_of
 from paperkg.api.models import Problem
 from paperkg.api.routers import cypher, entities, export, health, papers, queries, stats, ui
 from paperkg.api.security import HostCheckMiddleware, TokenAuthMiddleware, is_public
@@ -183,8 +184,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_log_redaction()
     register_secret(settings.password())
     register_secret(settings.token())
-    # Added innermost first: a request meets the Host check, CORS, the token, then the body limit.
+    # Added innermost first: a request meets the Host check, CORS, the token, the body limit, then
+    # the ETag check (a 304 needs the token, and a 422 for an answer too large carries no tag).
     app.add_middleware(AnswerLimitMiddleware, max_bytes=settings.max_answer_bytes)
+    app.add_middleware(ETagMiddleware, holder=holder, salt=salt_of(_version(), settings.model_dump_json()))
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     if settings.token():
         app.add_middleware(TokenAuthMiddleware, token=settings.token())

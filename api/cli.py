@@ -615,8 +615,13 @@ def _json_or_text(value: str) -> Any:
 @store_options
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Server processes; each opens the store (read-only) and holds its own copy of the "
+                   "served graph in memory.")
+@click.option("--access-log/--no-access-log", default=False, show_default=True,
+              help="Log one line per request (off by default: it was a tenth of a request's time).")
 @handle_errors
-def serve(host: str, port: int, **kwargs: Any) -> None:
+def serve(host: str, port: int, workers: int, access_log: bool, **kwargs: Any) -> None:
     """Serve the HTTP API (OpenAPI docs at /docs)."""
     import uvicorn
 
@@ -635,8 +640,20 @@ def serve(host: str, port: int, **kwargs: Any) -> None:
         if not settings.allowed_hosts:
             click.echo("paperkg: warning: PAPERKG_ALLOWED_HOSTS is not set, so any Host header is "
                        "accepted; list the names clients use to reach this server", err=True)
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
-
+    if workers == 1:
+        uvicorn.run(create_app(settings), host=host, port=port, log_level="info", access_log=access_log)
+        return
+    # Uvicorn starts each worker from an import string, so the settings travel as the PAPERKG_*
+    # variables `Settings()` reads (the environment, never the process list: it holds the password).
+    for name, value in (("STORE", settings.store), ("NEO4J_URI", settings.neo4j_uri),
+                        ("NEO4J_USER", settings.neo4j_user), ("NEO4J_PASSWORD", settings.password()),
+                        ("NEO4J_DATABASE", settings.neo4j_database)):
+        if value is None:
+            os.environ.pop(f"PAPERKG_{name}", None)
+        else:
+            os.environ[f"PAPERKG_{name}"] = value
+    uvicorn.run("paperkg.api.app:create_app", factory=True, host=host, port=port, workers=workers,
+                log_level="info", access_log=access_log)
 
 if __name__ == "__main__":
     main()

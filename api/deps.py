@@ -9,12 +9,16 @@ on the first request that needs it, and closed when the app shuts down.
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import gc
 import logging
 import threading
+import time
 from collections.abc import Callable
+from typing import Any, TypeVar
 
 from fastapi import Request
+from starlette.concurrency import run_in_threadpool
 
 from paperkg.api.settings import Settings
 from paperkg.graph.errors import InputNotFoundError, StoreUnavailableError
@@ -23,6 +27,11 @@ from paperkg.queries.runner import prepare
 
 log = logging.getLogger("paperkg.api")
 HEALTH_TIMEOUT = 1.0    # seconds /health waits for the store's answer
+# How often a request may look for a rebuilt store (`StoreHolder.current`): the look is a `stat` and
+# an SQLite read, a tenth of a /health request's time when every request paid it; a rebuild is loaded
+# in the background anyway, so seeing it half a second later changes nothing a client can tell.
+RELOAD_CHECK_SECONDS = 0.5
+_T = TypeVar("_T")
 
 
 class StoreHolder:
@@ -33,10 +42,11 @@ class StoreHolder:
     Neo4j come up, after the server started).
 
     The embedded store reads its file once, so a `paperkg build` into it while the server runs would
-    go unseen until a restart. Each request compares the file's `version()` with the one loaded (one
-    `stat`); on a change a background thread loads the new graph while the old one keeps answering,
-    then swaps it in, so no request waits for the ~30 s load of a 100k graph (both are in memory for
-    that while). A file that fails to load is logged once and the old graph stays.
+    go unseen until a restart. Requests compare the file's `version()` with the one loaded, at most
+    every RELOAD_CHECK_SECONDS (a `stat` and one SQLite read); on a change a background thread loads
+    the new graph while the old one keeps answering, then swaps it in, so no request waits for the
+    ~30 s load of a 100k graph (both are in memory for that while). A file that fails to load is
+    logged once and the old graph stays.
     """
 
     def __init__(self, settings: Settings) -> None:
@@ -46,16 +56,36 @@ class StoreHolder:
         self._reloading: object | None = None   # the version being loaded, or that failed to load
         self._lock = threading.Lock()
         self._ping: concurrent.futures.Future[None] | None = None
+        self._checked = 0.0     # time.monotonic() of the last look for a rebuild
 
     def get(self) -> GraphStore:
-        store = self._store
+        """The store, opened now if it is not yet (which may take long: call it from a thread)."""
+        store = self.current()
         if store is not None:
-            self._reload_if_rebuilt(store)
             return store
         with self._lock:
             if self._store is None:
                 self._store, self._version = self._open()
             return self._store
+
+    def current(self) -> GraphStore | None:
+        """The store if it is open (None otherwise), starting a reload when it was rebuilt on disk;
+        never blocks on a load, so the event loop may call it."""
+        store = self._store
+        if store is not None:
+            now = time.monotonic()
+            if now - self._checked >= RELOAD_CHECK_SECONDS:
+                self._checked = now
+                self._reload_if_rebuilt(store)
+        return store
+
+    def generation(self) -> str | None:
+        """The build generation of the store served now (`BuildState.generation`), None for stores
+        read live (Neo4j) or not open: what `ETag` names (`api.app.ETagMiddleware`)."""
+        version = self._version
+        if self._store is None or not isinstance(version, tuple) or len(version) != 2:
+            return None
+        return version[1] if isinstance(version[1], str) else None
 
     def _reload_if_rebuilt(self, store: GraphStore) -> None:
         version = store.version()
@@ -186,6 +216,29 @@ def _run_into(fn: Callable[[], object], future: concurrent.futures.Future[None])
         future.set_result(None)
 
 
-def get_store(request: Request) -> GraphStore:
-    """The app's store (override this in tests)."""
-    return request.app.state.store_holder.get()
+async def get_store(request: Request) -> GraphStore:
+    """The app's store (override this in tests). Async, so a request that finds it open (all but
+    the first after a failed start) takes no trip through the thread pool for it."""
+    holder: StoreHolder = request.app.state.store_holder
+    store = holder.current()
+    if store is not None:
+        return store
+    return await run_in_threadpool(holder.get)
+
+
+async def call(store: GraphStore, fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
+    """`fn(*args, **kwargs)` for a route about `store`: run right here, on the event loop, when the
+    store holds its graph in this process (embedded: a catalog query is milliseconds of Python
+    holding the GIL, so a worker thread buys no parallelism, and the hop there and back was a third
+    of a request's time); in the thread pool for a store that waits on a network (Neo4j), so the
+    loop serves other requests meanwhile."""
+    if _in_process(type(store)):
+        return fn(*args, **kwargs)
+    return await run_in_threadpool(fn, *args, **kwargs)
+
+
+@functools.lru_cache(maxsize=32)
+def _in_process(kind: type) -> bool:
+    """Whether stores of class `kind` are `GraphView`s (a protocol check walks the class: once per
+    class, not per request)."""
+    return issubclass(kind, GraphView)

@@ -21,6 +21,7 @@ Cypher, entities, papers, stats, export — are protected.
 
 from __future__ import annotations
 
+import functools
 import hmac
 import ipaddress
 
@@ -37,8 +38,10 @@ PUBLIC_PATHS = frozenset({"/health", "/", "/docs", "/docs/oauth2-redirect", "/re
 PUBLIC_PREFIXES = ("/static/", "/assets/", "/docs/", "/redoc/")
 
 
+@functools.lru_cache(maxsize=256)
 def is_loopback(host: str | None) -> bool:
-    """Whether `host` (an address or `localhost`) is a loopback address."""
+    """Whether `host` (an address or `localhost`) is a loopback address. Cached: the Host check asks
+    it of the listening address on every request, and parsing an address is not free."""
     if not host:
         return False
     if host.strip("[]").lower() == "localhost":

@@ -287,13 +287,14 @@ def _rss_mb(pid: int, field: str = "VmRSS") -> float | None:
 
 
 @contextlib.contextmanager
-def serve(store_args: list[str], env: dict[str, str], log_path: Path, timeout: float
-          ) -> Iterator[tuple[str, subprocess.Popen[bytes], float]]:
+def serve(store_args: list[str], env: dict[str, str], log_path: Path, timeout: float,
+          access_log: bool = True) -> Iterator[tuple[str, subprocess.Popen[bytes], float]]:
     """`paperkg serve` on a free loopback port; yields (base URL, process, seconds until /health
-    answered 200, which includes loading the store). Stopped with SIGTERM (then KILL) on exit."""
+    answered 200, which includes loading the store). Stopped with SIGTERM (then KILL) on exit.
+    With its access log by default: `failed_requests` reads it to name what failed under load."""
     port = free_port()
     cmd = [sys.executable, "-m", "paperkg.api.cli", "serve", *store_args,
-           "--host", "127.0.0.1", "--port", str(port)]
+           "--host", "127.0.0.1", "--port", str(port)] + (["--access-log"] if access_log else [])
     base = f"http://127.0.0.1:{port}"
     with open(log_path, "ab") as log:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log,

@@ -31,8 +31,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
+
+import msgspec
 
 from paperkg.graph.build import (
     entity_props,
@@ -172,15 +175,20 @@ def lean_rows(db: sqlite3.Connection) -> tuple[Iterator[tuple[str, str, dict]],
                                                 Iterator[tuple[str, str, str, dict]]]:
     """The rows of the served view, streamed: (key, label, small props) of every node in no particular
     order, then (type, source, target, small props) of every edge in `read_graph`'s order; without
-    the properties named above. Property names are interned: a 1M-abstract graph has ten million
-    props maps of the same few names, and `json.loads` makes new name strings for each. Per-paper
-    edges of one type with equal text share one parsed dict: a change to it is a change to all of
+    the properties named above. Parsed with msgspec, three times as fast as `json.loads` (whose parse
+    was a third of `paperkg serve`'s start) into dicts of the same size (orjson's are presized, 15%
+    bigger); its key cache also shares the few property names between the ten million props maps of
+    a 1M-abstract graph (`json.loads` made new name strings for each).
+    Per-paper edges of one type with equal text share one parsed dict: a change to it is a change to all of
     them."""
-    names: dict[str, str] = {}
     parsed: dict[tuple[str, str], dict] = {}
+    decode = msgspec.json.Decoder().decode
 
     def small(text: str) -> dict:
-        return {names.setdefault(k, k): v for k, v in json.loads(text).items()}
+        try:
+            return decode(text)
+        except (msgspec.DecodeError, UnicodeError):   # what only Python's json reads (a lone surrogate)
+            return {sys.intern(k): v for k, v in json.loads(text).items()}
 
     def shared(etype: str, text: str) -> dict:
         props = parsed.get((etype, text))

@@ -536,8 +536,11 @@ class BuildState:
 
     def graph(self, *, bulky: bool = True) -> KnowledgeGraph:
         """The derived graph of the last committed build, nodes in key order, edges in id order;
-        without `bulky`, no abstracts and no per-paper lists of relations (`derive.read_graph`)."""
-        with self.snapshot() as db:
+        without `bulky`, no abstracts and no per-paper lists of relations (`derive.read_graph`).
+        Read on a connection of its own (`reader`): an export of a big store reads for seconds, and
+        a server answers the embedded store's queries on its event loop, whose short reads
+        (`generation`, `paper_details`) must not wait that long for the shared connection."""
+        with self.reader() as db:
             return read_graph(db, bulky=bulky)
 
     def abstract(self, paper_id: str) -> str | None:

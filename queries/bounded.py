@@ -37,6 +37,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from paperkg.graph import errors as errors_module
 from paperkg.graph.errors import PaperkgError, QueryLimitError, QueryTimeoutError, StoreUnavailableError
 
@@ -110,6 +112,18 @@ def json_size(value: Any, budget: int) -> int:
     return len(str(value)) + 2
 
 
+_encode = msgspec.json.Encoder().encode
+
+
+def row_size(row: Row, budget: int) -> int:
+    """Bytes of `row` as compact JSON: msgspec's count (in C: `json_size`'s walk over each value in
+    Python took ten times as long), else `json_size`'s for what msgspec does not encode."""
+    try:
+        return len(_encode(row))
+    except (TypeError, ValueError, OverflowError, msgspec.MsgspecError):
+        return json_size(row, budget)
+
+
 def capped(rows: Iterable[Row], max_rows: int, max_bytes: int) -> Answer:
     """The rows within both budgets, and whether any were left out. One row over the byte budget
     on its own is a QueryLimitError (it cannot be cut without changing its value)."""
@@ -118,7 +132,7 @@ def capped(rows: Iterable[Row], max_rows: int, max_bytes: int) -> Answer:
     for row in rows:
         if len(kept) >= max_rows:
             return Answer(kept, True)
-        size = json_size(row, max_bytes)
+        size = row_size(row, max_bytes)
         if size > max_bytes:
             raise QueryLimitError(f"one row of the answer is larger than the answer limit of "
                                   f"{max_bytes // MIB or max_bytes} {'MiB' if max_bytes >= MIB else 'bytes'}",

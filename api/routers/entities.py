@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query
 
-from paperkg.api.deps import get_store
+from paperkg.api.deps import call, get_store
 from paperkg.api.models import (
     Entity,
     EntityPage,
@@ -117,7 +117,7 @@ def build_router(settings: Settings) -> APIRouter:
     default_limit = settings.default_limit
 
     @router.get("", response_model=EntityPage, responses=problem_responses(422, 503))
-    def search_entities(
+    async def search_entities(
         store: Annotated[GraphStore, Depends(get_store)],
         q: Annotated[str, Query(min_length=1, max_length=500, examples=["policy optimization"],
                                 description="Part of a name or alias (case-, dash- and space-insensitive).")],
@@ -130,24 +130,15 @@ def build_router(settings: Settings) -> APIRouter:
         params: dict[str, Any] = {"q": q}
         if type is not None:
             params["type"] = type
-        rows, next_offset = _page(store, "entity_search", params, limit, offset)
-        return EntityPage(items=[EntitySummary.model_validate(_summary(r)) for r in rows],
-                          limit=limit, offset=offset, next_offset=next_offset)
+        return await call(store, _search, store, params, limit, offset)
 
     @router.get("/{id}", response_model=Entity, responses=problem_responses(404, 422, 503))
-    def get_entity(id: EntityRef, store: Annotated[GraphStore, Depends(get_store)]) -> Entity:
+    async def get_entity(id: EntityRef, store: Annotated[GraphStore, Depends(get_store)]) -> Entity:
         """One entity: type, name, aliases, paper count, introductions and (models) family."""
-        row, others = find_entity(store, id)
-        return Entity.model_validate({
-            **_summary(row), "introduced_count": int(row.get("introduced") or 0),
-            "family": row.get("family"), "ambiguous": bool(row.get("ambiguous")) or bool(others),
-            "same_name": [r["id"] for r in others],
-            "first_year": row.get("first_year"), "last_year": row.get("last_year"),
-            "confidence": row.get("confidence"),
-        })
+        return await call(store, _entity, store, id)
 
     @router.get("/{id}/neighbors", response_model=NeighborPage, responses=problem_responses(404, 422, 503))
-    def get_neighbors(
+    async def get_neighbors(
         id: EntityRef,
         store: Annotated[GraphStore, Depends(get_store)],
         limit: Limit = default_limit,
@@ -155,22 +146,10 @@ def build_router(settings: Settings) -> APIRouter:
     ) -> NeighborPage:
         """Entities linked to this one by a relation, with the relation's type, direction and
         support (catalog `neighbors`), strongest first."""
-        entity, _ = find_entity(store, id)
-        # `neighbors` matches by name, which other entities may share: keep this entity's rows.
-        rows = [r for r in run_named(store, "neighbors", {"name": entity["name"], "limit": WINDOW})
-                if r.get("entity", entity["id"]) == entity["id"]]
-        page = rows[offset:offset + limit]
-        return NeighborPage(
-            entity=EntitySummary.model_validate(_summary(entity)),
-            items=[Neighbor(id=r["id"], type=r["type"], name=r["name"], edge_type=r["relation"],
-                            direction=r["direction"], support=int(r.get("support") or 0),
-                            confidence=r.get("confidence")) for r in page],
-            limit=limit, offset=offset,
-            next_offset=offset + limit if len(rows) > offset + limit else None,
-        )
+        return await call(store, _neighbors, store, id, limit, offset)
 
     @router.get("/{id}/papers", response_model=EntityPaperPage, responses=problem_responses(404, 422, 503))
-    def get_entity_papers(
+    async def get_entity_papers(
         id: EntityRef,
         store: Annotated[GraphStore, Depends(get_store)],
         limit: Limit = default_limit,
@@ -183,16 +162,57 @@ def build_router(settings: Settings) -> APIRouter:
         count. When the name given is shared with other entities, their papers are left out, so such
         a page may hold fewer than `limit` papers; `next_offset` still says whether more follow.
         """
-        entity, others = find_entity(store, id)
-        rows = run_named(store, "papers_mentioning", {"name": entity["name"], "offset": offset,
-                                                      "limit": min(limit + 1, WINDOW)})
-        more = len(rows) > limit
-        items = [_entity_paper(store, entity["id"], row) for row in rows[:limit]
-                 if not others or entity["id"] in (row.get("entities") or ())]
-        return EntityPaperPage(entity=EntitySummary.model_validate(_summary(entity)), items=items,
-                               limit=limit, offset=offset, next_offset=offset + limit if more else None)
+        return await call(store, _entity_papers, store, id, limit, offset)
 
     return router
+
+
+# The routes' work, run where `deps.call` says (on the loop for the embedded store, in a thread for
+# Neo4j).
+
+
+def _search(store: GraphStore, params: dict[str, Any], limit: int, offset: int) -> EntityPage:
+    rows, next_offset = _page(store, "entity_search", params, limit, offset)
+    return EntityPage(items=[EntitySummary.model_validate(_summary(r)) for r in rows],
+                      limit=limit, offset=offset, next_offset=next_offset)
+
+
+def _entity(store: GraphStore, id: str) -> Entity:
+    row, others = find_entity(store, id)
+    return Entity.model_validate({
+        **_summary(row), "introduced_count": int(row.get("introduced") or 0),
+        "family": row.get("family"), "ambiguous": bool(row.get("ambiguous")) or bool(others),
+        "same_name": [r["id"] for r in others],
+        "first_year": row.get("first_year"), "last_year": row.get("last_year"),
+        "confidence": row.get("confidence"),
+    })
+
+
+def _neighbors(store: GraphStore, id: str, limit: int, offset: int) -> NeighborPage:
+    entity, _ = find_entity(store, id)
+    # `neighbors` matches by name, which other entities may share: keep this entity's rows.
+    rows = [r for r in run_named(store, "neighbors", {"name": entity["name"], "limit": WINDOW})
+            if r.get("entity", entity["id"]) == entity["id"]]
+    page = rows[offset:offset + limit]
+    return NeighborPage(
+        entity=EntitySummary.model_validate(_summary(entity)),
+        items=[Neighbor(id=r["id"], type=r["type"], name=r["name"], edge_type=r["relation"],
+                        direction=r["direction"], support=int(r.get("support") or 0),
+                        confidence=r.get("confidence")) for r in page],
+        limit=limit, offset=offset,
+        next_offset=offset + limit if len(rows) > offset + limit else None,
+    )
+
+
+def _entity_papers(store: GraphStore, id: str, limit: int, offset: int) -> EntityPaperPage:
+    entity, others = find_entity(store, id)
+    rows = run_named(store, "papers_mentioning", {"name": entity["name"], "offset": offset,
+                                                  "limit": min(limit + 1, WINDOW)})
+    more = len(rows) > limit
+    items = [_entity_paper(store, entity["id"], row) for row in rows[:limit]
+             if not others or entity["id"] in (row.get("entities") or ())]
+    return EntityPaperPage(entity=EntitySummary.model_validate(_summary(entity)), items=items,
+                           limit=limit, offset=offset, next_offset=offset + limit if more else None)
 
 
 def _entity_paper(store: GraphStore, entity_id: str, row: dict[str, Any]) -> EntityPaper:

@@ -9,7 +9,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path
 
-from paperkg.api.deps import get_store
+from paperkg.api.deps import call, get_store
 from paperkg.api.models import Paper
 from paperkg.api.problems import problem_responses
 from paperkg.graph.errors import NotFoundError
@@ -30,9 +30,9 @@ def _not_found(pid: str) -> NotFoundError:
 # `:path` so old-style arXiv ids (`hep-th/9901001`) route here whether the slash is sent as is or
 # as %2F (the server decodes both to the same path).
 @router.get("/{id:path}", response_model=Paper, responses=problem_responses(404, 422, 503))
-def get_paper(id: PaperId, store: Annotated[GraphStore, Depends(get_store)]) -> Paper:
+async def get_paper(id: PaperId, store: Annotated[GraphStore, Depends(get_store)]) -> Paper:
     """A paper by id: abstract, metadata, collections, entities with mention offsets."""
-    rows = run_named(store, "paper", {"id": id})
+    rows = await call(store, run_named, store, "paper", {"id": id})
     if not rows:
         raise _not_found(id)
     return Paper.model_validate(rows[0])

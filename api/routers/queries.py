@@ -15,12 +15,12 @@ everything (`limit` null). `next_offset` comes from asking one row more than the
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Depends, Path, Query, Request
 
-from paperkg.api.deps import get_store
+from paperkg.api.deps import call, get_store
 from paperkg.api.models import ROW_MODELS, CatalogQuery, EntityType, QueryParams, QueryResult
 from paperkg.api.problems import problem_responses
 from paperkg.graph.errors import BadInputError
@@ -93,7 +93,7 @@ def _capped(result: QueryResult[Any], request: Request | None) -> QueryResult[An
 
 
 @router.get("", response_model=list[CatalogQuery])
-def list_queries() -> list[dict[str, Any]]:
+async def list_queries() -> list[dict[str, Any]]:
     """The catalog, same JSON as `paperkg query --list --json`."""
     return catalog_json()
 
@@ -116,11 +116,11 @@ def _annotation(p: Param) -> Any:
     return Annotated[base if p.required else base | None, query]
 
 
-def _typed_endpoint(query: Query_) -> Callable[..., QueryResult[Any]]:
+def _typed_endpoint(query: Query_) -> Callable[..., Awaitable[QueryResult[Any]]]:
     declared = list(query.params)
     names = {p.name for p in declared}
 
-    def endpoint(**kwargs: Any) -> QueryResult[Any]:
+    async def endpoint(**kwargs: Any) -> QueryResult[Any]:
         store = kwargs.pop("_store")
         request = kwargs.pop("_request")
         given = set(request.query_params)    # echo what was asked, not the defaults
@@ -134,7 +134,7 @@ def _typed_endpoint(query: Query_) -> Callable[..., QueryResult[Any]]:
             params[p.name] = value
         if kwargs.get("p_offset") is not None and "offset" not in names and "offset" in given:
             params["offset"] = kwargs["p_offset"]
-        return run_page(store, query.name, params, request)
+        return await call(store, run_page, store, query.name, params, request)
 
     signature = [inspect.Parameter("_store", inspect.Parameter.KEYWORD_ONLY,
                                    annotation=Annotated[GraphStore, Depends(get_store)]),
@@ -170,7 +170,7 @@ for _query in load_catalog().values():
 
 @router.get("/{name}", response_model=QueryResult[dict[str, Any]],
             responses=problem_responses(404, 422, 503), include_in_schema=False)
-def run_query_get(name: QueryName, request: Request,
+async def run_query_get(name: QueryName, request: Request,
                   store: Annotated[GraphStore, Depends(get_store)]) -> QueryResult[Any]:
     """Every catalog query has its own GET above; this one only answers names the catalog lacks
     (404, with the closest names) and keeps repeated parameters as lists."""
@@ -181,12 +181,12 @@ def run_query_get(name: QueryName, request: Request,
             params[key] = [*previous, value] if isinstance(previous, list) else [previous, value]
         else:
             params[key] = value
-    return run_page(store, name, params, request)
+    return await call(store, run_page, store, name, params, request)
 
 
 @router.post("/{name}", response_model=QueryResult[dict[str, Any]],
              responses=problem_responses(400, 404, 413, 422, 503))
-def run_query_post(
+async def run_query_post(
     name: QueryName,
     request: Request,
     store: Annotated[GraphStore, Depends(get_store)],
@@ -194,4 +194,4 @@ def run_query_post(
 ) -> QueryResult[Any]:
     """Run a catalog query with a JSON object of parameters as the body (typed values, lists); the
     answer is the same envelope as the GET's, its rows as the GET of that query documents them."""
-    return run_page(store, name, params or {}, request)
+    return await call(store, run_page, store, name, params or {}, request)

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends
 
-from paperkg.api.deps import get_store
+from paperkg.api.deps import call, get_store
 from paperkg.api.models import Stats
 from paperkg.api.problems import problem_responses
 from paperkg.graph.store import GraphStore
@@ -15,6 +15,6 @@ router = APIRouter(tags=["graph"])
 
 
 @router.get("/stats", response_model=Stats, responses=problem_responses(503))
-def stats(store: Annotated[GraphStore, Depends(get_store)]) -> Stats:
+async def stats(store: Annotated[GraphStore, Depends(get_store)]) -> Stats:
     """Counts per node label and edge type, every label and type present even when zero."""
-    return Stats.model_validate(store.stats())
+    return Stats.model_validate(await call(store, store.stats))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import signal
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -66,5 +67,33 @@ def test_live_server(server: tuple[str, subprocess.Popen[bytes], Path]) -> None:
 
     proc.send_signal(signal.SIGINT)
     assert proc.wait(timeout=20) == 0
+    output = log.read_text(errors="replace")
+    assert "Traceback" not in output, output
+
+
+def test_two_worker_processes_serve_the_same_build(small_store_path: Path, tmp_path: Path) -> None:
+    """`serve --workers 2`: two processes, each with the store open read-only, answer alike (one
+    ETag, the build's), and stop cleanly on SIGINT."""
+    log = tmp_path / "server.log"
+    with serve(["--store", str(small_store_path), "--workers", "2"], log) as (base, proc):
+        deadline = time.monotonic() + 60
+        while log.read_text(errors="replace").count("Application startup complete") < 2:
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.2)
+        tags, answers = set(), []
+        with httpx.Client(base_url=base, timeout=30) as http:
+            for _ in range(3):     # new connections: the kernel spreads them over the workers
+                with httpx.Client(base_url=base, timeout=30) as fresh:
+                    assert fresh.get("/health").json()["status"] == "ok"
+                    response = fresh.get("/queries/papers_mentioning", params={"name": "GRPO"})
+                    assert response.status_code == 200
+                    tags.add(response.headers["etag"])
+                    answers.append(response.json()["items"])
+            assert len(tags) == 1 and answers[0] and all(a == answers[0] for a in answers)
+            cached = http.get("/queries/papers_mentioning", params={"name": "GRPO"},
+                              headers={"If-None-Match": tags.pop()})
+            assert cached.status_code == 304
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0
     output = log.read_text(errors="replace")
     assert "Traceback" not in output, output
