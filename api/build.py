@@ -28,11 +28,9 @@ from paperkg.graph.records import Extraction
 from paperkg.graph.state import (
     QUICK_CHECK_MAX_BYTES,
     BuildState,
-    StateWriter,
     damaged_rows,
     rebuild_hint,
 )
-from paperkg.graph.store import GraphWriter
 
 if TYPE_CHECKING:
     from paperkg.graph.neo4j_store import Neo4jStore
@@ -126,7 +124,7 @@ def build(
                     extraction.extractor = fingerprint
                     tx.set_extraction(entry.key, extraction)
                     summary.extracted += 1
-            _write(tx, target)                                               # derive, write
+            tx.write(target)                                                 # derive, write
             summary.saved = tx.changed
             summary.papers = tx.paper_count
         summary.stats = (target or state).stats()
@@ -155,7 +153,7 @@ def remove(
                 raise NotFoundError(f"no paper in {store_dir} has the id(s) {shown}; nothing was removed",
                                     "check the ids (`paperkg query paper --param id=ID`)")
             summary.removed = before - tx.paper_count
-            _write(tx, target)
+            tx.write(target)
             summary.saved = tx.changed
             summary.papers = tx.paper_count
         summary.stats = (target or state).stats()
@@ -210,15 +208,3 @@ def extract(paths: Sequence[str], *, mode: str, n_process: int,
 
     records = read_inputs(paths, on_problem)
     return Extractor(mode=mode, n_process=n_process).extract((r.id, r.abstract) for r in records)
-
-
-def _write(tx: StateWriter, target: GraphWriter | None) -> None:
-    """Derive the graph in the state and bring `target` (if any) to it, inside the transaction: the
-    change alone when the target holds the state's last generation, else the whole graph."""
-    if target is None:
-        tx.derive()
-        return
-    in_step = tx.base is not None and target.synced_generation() == tx.base
-    delta = tx.derive(full_delta=not in_step, for_target=True)
-    if delta or not in_step:
-        target.apply(delta)

@@ -93,7 +93,8 @@ def relation_props(support: Sequence[tuple[str, str, float, int | None]]) -> dic
 
 
 def entity_props(eid: str, label: str, name: str, aliases: set[str], cluster: str, *, ambiguous: bool,
-                 papers: int, introduced: int, confidence: float, years: Sequence[int]) -> dict:
+                 papers: int, introduced: int, confidence: float, years: Sequence[int],
+                 curated: bool = False) -> dict:
     ordered = sorted(aliases)
     props: dict[str, object] = {
         "id": eid,
@@ -109,6 +110,8 @@ def entity_props(eid: str, label: str, name: str, aliases: set[str], cluster: st
         props["first_year"], props["last_year"] = min(years), max(years)
     if ambiguous:
         props["ambiguous"] = True
+    if curated:                 # a user's correction (graph/curation.py) made or changed it
+        props["curated"] = True
     if label == "Model":
         # the key beside the display form: the `family` query matches families the way every name
         # is matched (`llama` finds `LLaMA`), by an index on Neo4j (graph/schema.cypher)
