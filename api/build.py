@@ -14,6 +14,7 @@ records which generation it holds, and a mismatch makes the next delta a full on
 
 from __future__ import annotations
 
+import sqlite3
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from paperkg.extract.readers import Problem, read_inputs
 from paperkg.extract.version import extractor_fingerprint
+from paperkg.graph import curation
 from paperkg.graph.corpus import PaperEntry
 from paperkg.graph.errors import NotFoundError, StoreCorruptError
 from paperkg.graph.records import Extraction
@@ -47,6 +49,7 @@ class BuildSummary:
     saved: bool = False
     errors: int = 0
     warnings: int = 0
+    not_applying: list[str] = field(default_factory=list)   # corrections naming no entity now
     stats: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def to_json(self) -> dict:
@@ -54,7 +57,7 @@ class BuildSummary:
             "records": self.records, "new_papers": self.new_papers, "extracted": self.extracted,
             "reextracted": self.reextracted, "removed": self.removed,
             "papers": self.papers, "saved": self.saved, "errors": self.errors,
-            "warnings": self.warnings, "stats": self.stats,
+            "warnings": self.warnings, "not_applying": self.not_applying, "stats": self.stats,
         }
 
 
@@ -125,6 +128,7 @@ def build(
                     tx.set_extraction(entry.key, extraction)
                     summary.extracted += 1
             tx.write(target)                                                 # derive, write
+            summary.not_applying = _not_applying(tx.db)
             summary.saved = tx.changed
             summary.papers = tx.paper_count
         summary.stats = (target or state).stats()
@@ -154,6 +158,7 @@ def remove(
                                     "check the ids (`paperkg query paper --param id=ID`)")
             summary.removed = before - tx.paper_count
             tx.write(target)
+            summary.not_applying = _not_applying(tx.db)
             summary.saved = tx.changed
             summary.papers = tx.paper_count
         summary.stats = (target or state).stats()
@@ -208,3 +213,8 @@ def extract(paths: Sequence[str], *, mode: str, n_process: int,
 
     records = read_inputs(paths, on_problem)
     return Extractor(mode=mode, n_process=n_process).extract((r.id, r.abstract) for r in records)
+
+
+def _not_applying(db: sqlite3.Connection) -> list[str]:
+    """The user's corrections that name no entity of the graph now: said, not fatal."""
+    return [f"{s.correction.describe()}: {s.reason}" for s in curation.statuses(db) if not s.applies]

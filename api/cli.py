@@ -335,6 +335,7 @@ def build(inputs: tuple[str, ...], mode: str, jobs: int, dask_address: str | Non
                        f"by another paperkg version or --mode")
         click.echo(f"nodes: {nodes or 'none'}")
         click.echo(f"edges: {edges or 'none'}")
+    _say_not_applying(summary.not_applying)
     if summary.errors:
         click.echo(f"paperkg: {summary.errors} input problem(s) reported above; the good records "
                    "were added", err=True)
@@ -360,10 +361,17 @@ def remove(ids: tuple[str, ...], as_json: bool, **kwargs: Any) -> None:
     finally:
         if target is not None:
             target.close()
+    _say_not_applying(summary.not_applying)
     if as_json:
         _print_json(summary.to_json())
         return
     click.echo(f"removed {summary.removed} papers, {summary.papers} papers in the store")
+
+
+def _say_not_applying(corrections: list[str]) -> None:
+    for text in corrections:
+        click.echo(printable(f"paperkg: warning: correction {text} (it is kept; `paperkg curate list`)"),
+                   err=True)
 
 
 @main.command()
@@ -620,6 +628,17 @@ def serve(host: str, port: int, **kwargs: Any) -> None:
             click.echo("paperkg: warning: PAPERKG_ALLOWED_HOSTS is not set, so any Host header is "
                        "accepted; list the names clients use to reach this server", err=True)
     uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+
+
+def _register() -> None:
+    """`curate` and `review` live in their own module (`api/curate_cli.py`), which uses this one's options."""
+    from paperkg.api.curate_cli import curate, review
+
+    main.add_command(curate)
+    main.add_command(review)
+
+
+_register()
 
 
 if __name__ == "__main__":

@@ -106,7 +106,8 @@ def validate(op: str, name: str, value: str | None = None) -> Correction:
         if op == "retype":
             label = next((t for t in ENTITY_LABELS if t.lower() == value.lower()), None)
             if label is None:
-                raise BadInputError(f"{value!r} is not an entity type", f"use one of {', '.join(ENTITY_LABELS)}")
+                raise BadInputError(f"{value!r} is not an entity type",
+                                    f"use one of {', '.join(ENTITY_LABELS)}")
             value = label
         elif op == "rename" and (_CONTROL.search(value) or len(value) > MAX_NAME or not compact_key(value)):
             raise BadInputError(f"{value!r} cannot be a name",
@@ -158,8 +159,8 @@ def write_jsonl(corrections: Iterable[Correction], path: Path) -> int:
 
 def load(db: sqlite3.Connection) -> list[Correction]:
     """The stored corrections, in the order they were made."""
-    return [Correction(op, name, value, key, value_key or "") for op, name, value, key, value_key in db.execute(
-        "SELECT op, name, value, key, value_key FROM corrections ORDER BY seq")]
+    rows = db.execute("SELECT op, name, value, key, value_key FROM corrections ORDER BY seq")
+    return [Correction(op, name, value, key, value_key or "") for op, name, value, key, value_key in rows]
 
 
 # ---- how the derivation applies them ---------------------------------------------------------
@@ -262,10 +263,11 @@ def papers_of(db: sqlite3.Connection, clusters: Iterable[str]) -> set[str]:
         out.update(p for (p,) in db.execute("SELECT paper FROM cluster_paper WHERE cluster = ?", (cluster,)))
         key = base_key(cluster)
         keys = {key} | {k for (k,) in db.execute("SELECT key FROM long_key WHERE rep = ?", (key,))}
-        keys |= {s for (s,) in db.execute(
-            "SELECT DISTINCT d.short FROM local_def d JOIN long_key l ON l.key = d.long WHERE l.rep = ?", (key,))}
+        keys |= {s for (s,) in db.execute("SELECT DISTINCT d.short FROM local_def d "
+                                          "JOIN long_key l ON l.key = d.long WHERE l.rep = ?", (key,))}
         for k in keys:
-            out.update(p for (p,) in db.execute("SELECT paper FROM terms WHERE kind = 'm' AND term = ?", (k,)))
+            out.update(p for (p,) in db.execute("SELECT paper FROM terms WHERE kind = 'm' AND term = ?",
+                                                (k,)))
     return out
 
 
@@ -294,7 +296,8 @@ def find(db: sqlite3.Connection, name: str) -> list[Found]:
     if not rows and key:
         rows = db.execute(
             "SELECT n.key, n.label, n.owner, n.props FROM nodes n WHERE n.owner LIKE 'e\t%' AND EXISTS "
-            "(SELECT 1 FROM json_each(n.props, '$.keys') k WHERE k.value = ?) ORDER BY n.key", (key,)).fetchall()
+            "(SELECT 1 FROM json_each(n.props, '$.keys') k WHERE k.value = ?) ORDER BY n.key",
+            (key,)).fetchall()
     out = []
     for node_key, label, owner, props in rows:
         data = json.loads(props)
@@ -311,7 +314,8 @@ def find_one(db: sqlite3.Connection, name: str, suggest: Callable[[str], list[st
     if not found:
         suggestions = suggest(compact_key(name)) if suggest else []
         guess = " or ".join(repr(s) for s in suggestions)
-        raise UnknownEntityError(f"no entity named {name.strip()!r}{f' (did you mean {guess}?)' if guess else ''}",
+        guess = f" (did you mean {guess}?)" if guess else ""
+        raise UnknownEntityError(f"no entity named {name.strip()!r}{guess}",
                                  "find names with `paperkg query entity_search --param q=...`", suggestions)
     shown = ", ".join(f"{f.id} ({f.name}, {f.papers} papers)" for f in found[:8])
     raise BadInputError(f"{name.strip()!r} names {len(found)} entities: {shown}",
@@ -346,12 +350,12 @@ def resolve_names(db: sqlite3.Connection, correction: Correction,
         others = [f for f in find(db, correction.value or "") if f.cluster != key]
         if others:
             raise BadInputError(f"{correction.value!r} is the name of another entity ({others[0].id})",
-                                f"merge them instead: paperkg curate merge {correction.name!r} {correction.value!r}")
+                                "merge them instead: paperkg curate merge NAME INTO")
     if strict and correction.op == "split":
         types = db.execute("SELECT count(*) FROM votes WHERE cluster = ?", (key,)).fetchone()[0]
         if types < 2:
-            raise BadInputError(f"every mention of {correction.name!r} has one type: there is nothing to split",
-                                "retype it instead (paperkg curate retype NAME TYPE)")
+            raise BadInputError(f"every mention of {correction.name!r} has one type: nothing to split",
+                                "retype it instead: paperkg curate retype NAME TYPE")
     return Correction(correction.op, correction.name, value, key, value_key)
 
 

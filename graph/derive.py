@@ -591,7 +591,8 @@ class Derivation:
         best = max(votes.values())
         label = self.rules.types.get(cluster) or next(t for t in TYPE_ORDER if votes.get(t) == best)
         names = dict(self.db.execute("SELECT surface, n FROM surfaces WHERE cluster = ?", (cluster,)))
-        name = self.rules.names.get(cluster) or min(names, key=lambda s: (-names[s], is_acronym(s), len(s), s))
+        name = self.rules.names.get(cluster) or min(names,
+                                                    key=lambda s: (-names[s], is_acronym(s), len(s), s))
         key = base_key(cluster)
         spellings = [s for (s,) in self.db.execute("SELECT surface FROM spelling WHERE key = ?", (key,))]
         canonical = min(spellings or [key], key=lambda s: (name_key(s), s))

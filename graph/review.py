@@ -105,13 +105,13 @@ def queue(db: sqlite3.Connection, limit: int = 20) -> list[Item]:
         by_plain[_PLURAL.sub("", e.name.casefold())].append(e)
         if is_acronym(e.name):
             by_acronym[compact_key(e.name)].add(e)
-    for key, found in sorted(by_acronym.items()):
+    for _, found in sorted(by_acronym.items()):
         group = sorted(found, key=lambda e: e.id)
         if len({e.type for e in group}) > 1:
             types = ", ".join(f"{e.type} ({e.papers} papers)" for e in group)
             items.append(Item("acronym_types", f"{group[0].name} is typed {types}", tuple(group),
                               _merge(group), sum(e.papers for e in group)))
-    for key, group in sorted(by_plain.items()):
+    for _, group in sorted(by_plain.items()):
         if len(group) > 1 and len({e.id for e in group}) > 1:
             names = " / ".join(e.name for e in group)
             items.append(Item("plural_case", f"{names} differ only in case or plural", tuple(group),
