@@ -6,12 +6,13 @@ disk or a damaged store."""
 from __future__ import annotations
 
 import functools
+import importlib
 import json
 import os
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import click
 
@@ -279,7 +280,24 @@ Exit codes:
   74  disk full, or the store is damaged"""
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_HELP)
+class _Commands(click.Group):
+    """The commands, with those defined in other modules (`LAZY`, which use this module's options)
+    imported when they are asked for."""
+
+    LAZY: ClassVar[dict[str, str]] = {"curate": "paperkg.api.curate_cli:curate",
+                                      "review": "paperkg.api.curate_cli:review"}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *self.LAZY])
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in self.LAZY:
+            module, attr = self.LAZY[name].split(":")
+            return getattr(importlib.import_module(module), attr)
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_HELP)
 @click.version_option(package_name="paperkg")
 def main() -> None:
     """paperkg: knowledge graphs of ML research from paper abstracts."""
@@ -628,17 +646,6 @@ def serve(host: str, port: int, **kwargs: Any) -> None:
             click.echo("paperkg: warning: PAPERKG_ALLOWED_HOSTS is not set, so any Host header is "
                        "accepted; list the names clients use to reach this server", err=True)
     uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
-
-
-def _register() -> None:
-    """`curate` and `review` live in their own module (`api/curate_cli.py`), which uses this one's options."""
-    from paperkg.api.curate_cli import curate, review
-
-    main.add_command(curate)
-    main.add_command(review)
-
-
-_register()
 
 
 if __name__ == "__main__":
