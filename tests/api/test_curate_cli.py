@@ -4,6 +4,7 @@ item."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 from pathlib import Path
@@ -72,12 +73,13 @@ def test_export_import_round_trip_and_list(store: Path, seed_store_path: Path, t
 def test_accepting_a_review_item_records_its_correction(store: Path) -> None:
     proc = paperkg("review", "--json", "--store", str(store))
     items = json.loads(proc.stdout)
-    assert items and all(i["weight"] >= j["weight"] for i, j in zip(items, items[1:], strict=False))
+    assert items and all(i["weight"] >= j["weight"] for i, j in itertools.pairwise(items))
     first = items[0]
     proc = paperkg("review", "--accept", "1", "--store", str(store))
     assert proc.returncode == 0, proc.stderr
     listed = json.loads(paperkg("curate", "list", "--json", "--store", str(store)).stdout)
-    assert [(c["op"], c["name"]) for c in listed] == [(first["suggestion"]["op"], first["suggestion"]["name"])]
+    suggestion = first["suggestion"]
+    assert [(c["op"], c["name"]) for c in listed] == [(suggestion["op"], suggestion["name"])]
     again = json.loads(paperkg("review", "--json", "--store", str(store)).stdout)
     assert first["entities"] not in [i["entities"] for i in again]
 
@@ -86,7 +88,8 @@ def test_a_build_warns_about_corrections_that_no_longer_apply(store: Path, tmp_p
     lines = tmp_path / "c.jsonl"
     lines.write_text(json.dumps({"version": 1, "op": "drop", "name": "Frobnicated Transformer"}) + "\n")
     proc = paperkg("curate", "import", str(lines), "--store", str(store))
-    assert proc.returncode == 0 and "does not apply: no paper mentions 'Frobnicated Transformer'" in proc.stderr
+    assert proc.returncode == 0
+    assert "does not apply: no paper mentions 'Frobnicated Transformer'" in proc.stderr
     listed = paperkg("curate", "list", "--store", str(store)).stdout
     assert "does not apply" in listed
     more = tmp_path / "more.jsonl"

@@ -84,7 +84,8 @@ def test_corrections_hold_through_builds_and_removals_and_travel_to_a_fresh_stor
     assert "DPO" in entities["method:reinforcement-learning-from-human-feedback"]["aliases"]
     assert entities["metric:shapley-value"]["curated"] and "method:shapley-value" not in entities
     assert not [k for k, p in entities.items() if "pruning" in p["keys"]]
-    assert not [e for e in edges.values() if e[2] in ("method:pruning", "method:direct-preference-optimization")]
+    gone = ("method:pruning", "method:direct-preference-optimization")
+    assert not [e for e in edges.values() if e[2] in gone]
 
     exported = tmp_path / "corrections.jsonl"
     state = BuildState(store, read_only=True)
@@ -172,7 +173,8 @@ def test_malformed_corrections(op: str, name: str, value: str | None, says: str)
 
 def test_a_bad_line_names_the_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "c.jsonl"
-    path.write_text('{"version": 1, "op": "drop", "name": "x y"}\n{"version": 2, "op": "drop", "name": "z"}\n')
+    path.write_text('{"version": 1, "op": "drop", "name": "x y"}\n'
+                    '{"version": 2, "op": "drop", "name": "z"}\n')
     with pytest.raises(BadInputError, match=r"c.jsonl:2: correction format version 2"):
         curation.read_jsonl(path)
 
