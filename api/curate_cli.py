@@ -5,9 +5,7 @@ keeps them and Neo4j receives what they change, as a build does."""
 
 from __future__ import annotations
 
-import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,25 +15,15 @@ from paperkg.api.cli import _build_target, _print_json, _waiting, handle_errors,
 from paperkg.graph import curation
 from paperkg.graph.review import queue
 from paperkg.graph.state import BuildState
-from paperkg.queries.suggest import Named, rank
-
-
-def _suggester(state: BuildState) -> Callable[[str], list[str]]:
-    """Closest entity names to a key, as the catalog queries suggest them (`queries.suggest`)."""
-    def suggest(key: str) -> list[str]:
-        with state.reader() as db:      # its own connection: asked inside the curation's transaction
-            rows = [json.loads(p) for (p,) in db.execute("SELECT props FROM nodes WHERE owner LIKE 'e\t%'")]
-        return rank(key, ((k, Named(r["name"], int(r.get("paper_count") or 0), r["id"]))
-                          for r in rows for k in r.get("keys") or ()))
-    return suggest
+from paperkg.queries.suggest import state_suggester
 
 
 def _apply(kwargs: dict[str, Any], corrections: list[curation.Correction], *, strict: bool = True) -> None:
     store_dir, target = _build_target(kwargs)
     state = BuildState(Path(store_dir))
     try:
-        applied = curation.apply(state, corrections, target=target, suggest=_suggester(state), strict=strict,
-                                 on_wait=_waiting(store_dir))
+        applied = curation.apply(state, corrections, target=target, suggest=state_suggester(state),
+                                 strict=strict, on_wait=_waiting(store_dir))
     finally:
         state.close()
         if target is not None:

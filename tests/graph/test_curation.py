@@ -149,12 +149,12 @@ def test_split_rename_and_undo(seed_copy: Path) -> None:
 ])
 def test_bad_corrections_are_refused_with_what_to_do(seed_copy: Path, op: str, name: str, value: str | None,
                                                      error: type, says: str) -> None:
-    from paperkg.api.curate_cli import _suggester
+    from paperkg.queries.suggest import state_suggester
 
     state = BuildState(seed_copy)
     try:
         with pytest.raises(error, match=says):
-            curation.apply(state, [curation.validate(op, name, value)], suggest=_suggester(state))
+            curation.apply(state, [curation.validate(op, name, value)], suggest=state_suggester(state))
         assert curation.listing(state) == []
     finally:
         state.close()
