@@ -56,10 +56,13 @@ class Item:
     entities: tuple[Entity, ...]
     suggestion: Correction
     weight: float
+    subject: str                    # the id of the entity the suggestion corrects
+    target: str | None = None       # a merge's: the id of the entity it merges into
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "reason": self.reason, "weight": round(self.weight, 4),
-                "entities": [e.to_json() for e in self.entities], "suggestion": self.suggestion.to_json()}
+                "entities": [e.to_json() for e in self.entities], "suggestion": self.suggestion.to_json(),
+                "subject": self.subject, "target": self.target}
 
 
 def _entities(db: sqlite3.Connection) -> list[Entity]:
@@ -73,11 +76,12 @@ def _entities(db: sqlite3.Connection) -> list[Entity]:
     return out
 
 
-def _merge(group: list[Entity]) -> Correction:
+def _merge(kind: str, reason: str, group: list[Entity]) -> Item:
     """Merge the entity with fewer papers into the one with most (ties: the first id)."""
     keep = min(group, key=lambda e: (-e.papers, e.id))
     other = min((e for e in group if e is not keep), key=lambda e: (-e.papers, e.id))
-    return Correction("merge", other.name, keep.name, other.cluster, keep.cluster)
+    merge = Correction("merge", other.name, keep.name, other.cluster, keep.cluster)
+    return Item(kind, reason, tuple(group), merge, sum(e.papers for e in group), other.id, keep.id)
 
 
 def queue(db: sqlite3.Connection, limit: int = 20) -> list[Item]:
@@ -98,7 +102,7 @@ def queue(db: sqlite3.Connection, limit: int = 20) -> list[Item]:
             suggestion = Correction("drop", e.name, None, e.cluster)
             why = "no other type is likely"
         items.append(Item("low_confidence", f"{e.papers} papers, best confidence {e.confidence:.2f}; {why}",
-                          (e,), suggestion, e.papers * (1 - e.confidence)))
+                          (e,), suggestion, e.papers * (1 - e.confidence), e.id))
     by_acronym: dict[str, set[Entity]] = defaultdict(set)
     by_plain: dict[str, list[Entity]] = defaultdict(list)
     for e in entities:
@@ -109,12 +113,10 @@ def queue(db: sqlite3.Connection, limit: int = 20) -> list[Item]:
         group = sorted(found, key=lambda e: e.id)
         if len({e.type for e in group}) > 1:
             types = ", ".join(f"{e.type} ({e.papers} papers)" for e in group)
-            items.append(Item("acronym_types", f"{group[0].name} is typed {types}", tuple(group),
-                              _merge(group), sum(e.papers for e in group)))
+            items.append(_merge("acronym_types", f"{group[0].name} is typed {types}", group))
     for _, group in sorted(by_plain.items()):
         if len(group) > 1 and len({e.id for e in group}) > 1:
             names = " / ".join(e.name for e in group)
-            items.append(Item("plural_case", f"{names} differ only in case or plural", tuple(group),
-                              _merge(group), sum(e.papers for e in group)))
+            items.append(_merge("plural_case", f"{names} differ only in case or plural", group))
     items.sort(key=lambda item: (-item.weight, item.entities[0].id, item.kind))
     return items[:limit]

@@ -63,6 +63,8 @@ class ReviewItem(BaseModel):
     weight: float
     entities: list[ReviewEntity]
     suggestion: CorrectionOut
+    subject: str = Field(description="The id of the entity the suggestion corrects.")
+    target: str | None = Field(None, description="A merge's: the id of the entity it merges into.")
 
 
 def _state(request: Request, *, write: bool) -> BuildState:
@@ -127,4 +129,4 @@ def review(request: Request, limit: Annotated[int, Query(ge=1, le=1000)] = 20) -
         state.close()
     return [ReviewItem(kind=i.kind, reason=i.reason, weight=round(i.weight, 4),
                        entities=[ReviewEntity(**e.to_json()) for e in i.entities],
-                       suggestion=_out(i.suggestion)) for i in items]
+                       suggestion=_out(i.suggestion), subject=i.subject, target=i.target) for i in items]

@@ -1,5 +1,6 @@
-"""The entity page's edit menu, in Chromium: absent on a server without a token, and on a server with
-one it records merges, retypes and drops that the page then shows (the served graph reloads)."""
+"""The entity page's edit menu and the review page, in Chromium: absent on a server without a token,
+and on a server with one they record merges, retypes, drops and a review item's suggestion that the
+page then shows (the served graph reloads)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from tests.explorer.conftest import Watched, serve, watch
 def test_no_edit_menu_without_a_token(watched: Watched) -> None:
     page = watched.page
     page.goto(watched.base + "/#/entity/GRPO")
+    expect(page.get_by_role("link", name="Review")).to_be_hidden()
     expect(page.locator("h1")).to_have_text("GRPO")
     expect(page.locator("[data-testid=evidence]").first).to_be_visible()
     expect(page.locator("[data-testid=edit-menu]")).to_have_count(0)
@@ -53,6 +55,13 @@ def test_the_edit_menu_merges_retypes_and_drops(browser: Browser, seed_store_pat
         expect(page.locator("h1")).to_have_text("Overview", timeout=20_000)
         page.goto(base + "/#/entity/pruning")
         expect(page.locator(".error")).to_contain_text("no entity named 'pruning'")
+
+        page.get_by_role("link", name="Review").click()              # the queue; accepting its first item
+        rows = page.locator("[data-testid=review] tr")
+        expect(rows.nth(1)).to_be_visible()
+        first = rows.nth(1).locator("td").nth(1).inner_text()
+        rows.nth(1).get_by_role("button", name="Accept").click()
+        expect(rows.nth(1).locator("td").nth(1)).not_to_have_text(first, timeout=20_000)
         assert not w.refused
         # the errors are the first calls' 401s (before the token) and the last page's 404
         assert all("401" in e or "404" in e for e in w.errors), w.errors

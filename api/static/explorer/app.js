@@ -485,6 +485,45 @@ async function queriesPage(name, params) {
   return parts;
 }
 
+// ---------------------------------------------------------------- review queue
+
+const KINDS = { low_confidence: "Unsure, and often mentioned", acronym_types: "One acronym, several types",
+                plural_case: "Names that differ only in case or plural" };
+
+/** The review queue (GET /review): what a correction would most improve, heaviest first; Accept records the
+ * suggested correction (by the entities' ids), and the queue is asked for again. */
+async function reviewPage() {
+  if (!(await curation())) return [h("h1", {}, "Review"), h("p", { class: "muted" }, "This server takes no corrections (it has no PAPERKG_API_TOKEN).")];
+  const items = await api("/review", { limit: 20 });
+  const accept = (item, status) => async (ev) => {
+    ev.preventDefault();
+    status.replaceChildren("Saving…");
+    const s = item.suggestion;
+    try {
+      await api("/corrections", null, "POST", { op: s.op, name: item.subject, value: s.op === "merge" ? item.target : s.value });
+      const gone = () => api("/review", { limit: 20 }).then((now) => !now.some((i) => i.subject === item.subject && i.kind === item.kind));
+      await afterCorrection(status, gone, "#/review");
+    } catch (err) {
+      status.replaceChildren(errorBox(err));
+    }
+  };
+  const describe = (s) => `${s.op} ${s.name}${s.op === "merge" ? ` into ${s.value}` : s.op === "retype" ? ` as ${s.value}` : ""}`;
+  return [
+    h("h1", {}, "Review"),
+    h("p", { class: "muted" }, "What a correction would most improve, heaviest first. Accept records the suggestion; ",
+      "an entity's Edit menu corrects it another way."),
+    items.length ? h("table", { "data-testid": "review" },
+      h("tr", {}, h("th", {}, "What"), h("th", {}, "Entities"), h("th", {}, "Why"), h("th", {}, "Suggested"), h("th", {}, "")),
+      items.map((item) => {
+        const status = h("span", { class: "small", role: "status" });
+        return h("tr", {}, h("td", {}, KINDS[item.kind] || item.kind),
+          h("td", {}, item.entities.map((e, i) => [i ? " · " : "", badge(e.type), " ", entityLink(e), " ", papers(e.papers)])),
+          h("td", { class: "small" }, item.reason), h("td", {}, describe(item.suggestion)),
+          h("td", {}, h("form", { onsubmit: accept(item, status) }, h("button", { type: "submit" }, "Accept")), status));
+      })) : h("p", {}, "Nothing to review."),
+  ];
+}
+
 // ---------------------------------------------------------------- routing
 
 async function route() {
@@ -500,6 +539,7 @@ async function route() {
     else if (seg[0] === "paper" && seg[1]) result = await paperPage(seg.slice(1).join("/"));
     else if (seg[0] === "search") result = await search(params);
     else if (seg[0] === "queries") result = await queriesPage(seg[1], params);
+    else if (seg[0] === "review") result = await reviewPage();
     else result = await overview();
     if (token !== renderToken) return;        // the user has moved on meanwhile
     const { parts, after } = Array.isArray(result) ? { parts: result } : result;
@@ -516,3 +556,4 @@ async function route() {
 
 window.addEventListener("hashchange", route);
 route();
+curation().then((yes) => { document.getElementById("review-link").hidden = !yes; });
