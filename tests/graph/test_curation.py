@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from paperkg.api.build import build, remove
+from paperkg.api.build import build, remove, repair
 from paperkg.graph import curation
 from paperkg.graph.errors import BadInputError, UnknownEntityError
 from paperkg.graph.state import DB_FILE, SCHEMA_VERSION, BuildState
@@ -139,6 +139,15 @@ def test_split_rename_and_undo(seed_copy: Path) -> None:
     assert [c.op for c in curation.remove(state, "Group Relative PO")] == ["rename"]
     state.close()
     assert _snapshot(seed_copy) == original
+
+
+def test_repair_keeps_the_corrections(seed_copy: Path) -> None:
+    """`paperkg repair` empties and derives every derived table again: the corrections are source data
+    of the state, not derived, so the repaired graph is the corrected one."""
+    _apply(seed_copy, curation.validate("merge", "DPO", "RLHF"), curation.validate("drop", "pruning"))
+    corrected = _snapshot(seed_copy)
+    repair(seed_copy)
+    assert _snapshot(seed_copy) == corrected
 
 
 @pytest.mark.parametrize(("op", "name", "value", "error", "says"), [
