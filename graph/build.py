@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from paperkg.graph.corpus import Corpus, PaperEntry
+from paperkg.graph.curation import Rules, base_key
 from paperkg.graph.model import (
     RELATION_TYPES,
     Edge,
@@ -120,8 +121,9 @@ def entity_props(eid: str, label: str, name: str, aliases: set[str], cluster: st
     return props
 
 
-def build_graph(corpus: Corpus) -> KnowledgeGraph:
-    """Derive the whole graph from the corpus; the same corpus always gives the same graph."""
+def build_graph(corpus: Corpus, rules: Rules | None = None) -> KnowledgeGraph:
+    """Derive the whole graph from the corpus and the user's corrections (`rules`); the same corpus
+    and corrections always give the same graph."""
     graph = KnowledgeGraph()
     collection_papers: dict[str, int] = defaultdict(int)
     years: dict[str, int | None] = {}
@@ -138,7 +140,7 @@ def build_graph(corpus: Corpus) -> KnowledgeGraph:
         graph.add_node(Node("Collection", cid, {"id": cid, "name": name, "paper_count": count}))
 
     extracted = [(e.id, e.extraction) for e in corpus if e.extraction is not None]
-    res = resolve(extracted)
+    res = resolve(extracted, rules)
     nested = nested_mentions(extracted, res)
     ids = {c: entity_id(res.label[c], res.canonical[c]) for c in res.label}
     papers_of: dict[str, set[str]] = defaultdict(set)
@@ -185,9 +187,10 @@ def build_graph(corpus: Corpus) -> KnowledgeGraph:
             continue
         paper_years = [y for y in (years[p] for p in papers_of[cluster]) if y is not None]
         graph.add_node(Node(res.label[cluster], eid, entity_props(
-            eid, res.label[cluster], res.name[cluster], res.aliases[cluster], cluster,
+            eid, res.label[cluster], res.name[cluster], res.aliases[cluster], base_key(cluster),
             ambiguous=cluster in res.ambiguous, papers=len(papers_of[cluster]),
-            introduced=len(introduced_by[cluster]), confidence=best[cluster], years=paper_years)))
+            introduced=len(introduced_by[cluster]), confidence=best[cluster], years=paper_years,
+            curated=cluster in res.curated)))
 
     for (head, rtype, tail), support in sorted(relation_support.items()):
         graph.add_edge(Edge(rtype, ids[head], ids[tail], relation_props(

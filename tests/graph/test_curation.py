@@ -141,6 +141,24 @@ def test_split_rename_and_undo(seed_copy: Path) -> None:
     assert _snapshot(seed_copy) == original
 
 
+def test_corrected_incremental_graph_is_build_graph_of_the_corpus_and_corrections(seed_copy: Path) -> None:
+    """Corrections applied to a built store (re-deriving only what they touch) give the graph the
+    whole-corpus derivation (`build_graph`, the specification) gives with the same corrections."""
+    from paperkg.graph.build import build_graph
+    from tests.graph.test_incremental import _assert_same
+
+    _apply(seed_copy, curation.validate("merge", "DPO", "RLHF"), curation.validate("drop", "pruning"),
+           curation.validate("split", "KL divergence"), curation.validate("retype", "MDP", "Task"),
+           curation.validate("rename", "GRPO", "Group Relative PO"))
+    state = BuildState(seed_copy, read_only=True)
+    try:
+        with state.snapshot() as db:
+            rules = curation.Rules.load(db)
+        _assert_same(state.graph(), build_graph(state.corpus(), rules))
+    finally:
+        state.close()
+
+
 def test_repair_keeps_the_corrections(seed_copy: Path) -> None:
     """`paperkg repair` empties and derives every derived table again: the corrections are source data
     of the state, not derived, so the repaired graph is the corrected one."""
