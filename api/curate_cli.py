@@ -13,7 +13,7 @@ import click
 
 from paperkg.api.cli import _build_target, _print_json, _waiting, handle_errors, printable, store_options
 from paperkg.graph import curation
-from paperkg.graph.review import queue
+from paperkg.graph.review import review as queue_of
 from paperkg.graph.state import BuildState
 from paperkg.queries.suggest import state_suggester
 
@@ -143,8 +143,7 @@ def export_(out: str, **kwargs: Any) -> None:
     """Write the corrections to OUT as JSON Lines (one correction a line), to version and share."""
     state = BuildState(Path(kwargs["store"]), read_only=True)
     try:
-        with state.snapshot() as db:
-            count = curation.write_jsonl(curation.load(db), Path(out))
+        count = curation.export(state, Path(out))
     finally:
         state.close()
     click.echo(f"wrote {count} corrections to {out}", err=True)
@@ -172,8 +171,7 @@ def review(limit: int, accept: int | None, as_json: bool, **kwargs: Any) -> None
     acronyms typed two ways, names that differ only in case or plural; each with a suggestion."""
     state = BuildState(Path(kwargs["store"]), read_only=True)
     try:
-        with state.snapshot() as db:
-            items = queue(db, max(limit, accept or 0))
+        items = queue_of(state, max(limit, accept or 0))
     finally:
         state.close()
     if accept is not None:

@@ -467,3 +467,16 @@ def listing(state: BuildState) -> list[Status]:
     """The stored corrections in the order they were made, each with whether it applies."""
     with state.snapshot() as db:
         return statuses(db)
+
+
+def export(state: BuildState, path: Path) -> int:
+    """Write the stored corrections to `path` as JSON Lines (`write_jsonl`); returns how many."""
+    with state.snapshot() as db:
+        return write_jsonl(load(db), path)
+
+
+def import_file(state: BuildState, path: Path, *, target: GraphWriter | None = None,
+                on_wait: Callable[[], None] | None = None) -> Applied:
+    """Record the corrections of a JSON Lines file (`read_jsonl`), not strictly: a line naming an
+    entity this graph lacks is kept and reported in `Applied.not_applying`."""
+    return apply(state, read_jsonl(path), target=target, strict=False, on_wait=on_wait)

@@ -22,11 +22,14 @@ import re
 import sqlite3
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paperkg.graph.curation import Correction
 from paperkg.graph.normalize import compact_key
 from paperkg.graph.resolve import TYPE_ORDER, is_acronym
+
+if TYPE_CHECKING:
+    from paperkg.graph.state import BuildState
 
 LOW_CONFIDENCE = 0.5
 MIN_PAPERS = 2
@@ -120,3 +123,9 @@ def queue(db: sqlite3.Connection, limit: int = 20) -> list[Item]:
             items.append(_merge("plural_case", f"{names} differ only in case or plural", group))
     items.sort(key=lambda item: (-item.weight, item.entities[0].id, item.kind))
     return items[:limit]
+
+
+def review(state: BuildState, limit: int = 20) -> list[Item]:
+    """`queue` of the last committed build of `state`."""
+    with state.snapshot() as db:
+        return queue(db, limit)

@@ -19,7 +19,7 @@ from paperkg.api.problems import problem_responses
 from paperkg.api.settings import Settings
 from paperkg.graph import curation
 from paperkg.graph.errors import UsageError
-from paperkg.graph.review import queue
+from paperkg.graph.review import review as queue_of
 from paperkg.graph.state import BuildState
 from paperkg.queries.suggest import state_suggester
 
@@ -123,8 +123,7 @@ def review(request: Request, limit: Annotated[int, Query(ge=1, le=1000)] = 20) -
     """What a correction would most improve, heaviest first, each with a suggested correction."""
     state = _state(request, write=False)
     try:
-        with state.snapshot() as db:
-            items = queue(db, limit)
+        items = queue_of(state, limit)
     finally:
         state.close()
     return [ReviewItem(kind=i.kind, reason=i.reason, weight=round(i.weight, 4),

@@ -6,7 +6,8 @@ for `tests/graph/test_state.py`'s migration tests. Run it with that paperkg on t
     mkdir -p /tmp/pp && ln -sfn /tmp/paperkg-9d64040 /tmp/pp/paperkg
     cd /tmp/paperkg-9d64040 && PYTHONPATH=/tmp/pp:. python /path/to/make_store.py /path/to/schema5 5
 
-The papers are `SCHEMA_DIR/papers.py`'s `PAPERS`.
+`schema6` was made by 8f15f09 (its papers are schema5's). The papers are `SCHEMA_DIR/papers.py`'s
+`PAPERS`.
 """
 
 from __future__ import annotations
