@@ -22,6 +22,11 @@ mention of the papers whose keys those changed; (D) the name, type and id of the
 lookup changed; (F) the graph rows of all of these, compared with the stored rows, so only changed
 rows are written and handed on as the `GraphDelta`.
 
+The user's corrections (`graph/curation.py`) act in (C) and (D): a mention's cluster goes where a
+merge, drop or split sends it, and a cluster's type and name are a retype's and a rename's. When a
+build's new definitions move the cluster a correction's key names, the papers of both are resolved
+again; applying a correction is a derivation whose changed papers are those of the entities it names.
+
 Every aggregate is a count or a set, so the result does not depend on the order papers came in; the
 property test (tests/graph/test_incremental.py) holds it equal to `build_graph` of the same corpus.
 """

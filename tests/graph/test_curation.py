@@ -64,7 +64,8 @@ def test_corrections_hold_through_builds_and_removals_and_travel_to_a_fresh_stor
     applied = _apply(store, curation.validate("merge", "DPO", "RLHF"),
                      curation.validate("retype", "shapley value", "Metric"),
                      curation.validate("drop", "pruning"))
-    assert applied.changed and not applied.not_applying and applied.papers > 0
+    # the papers of the entities they name are derived again, not the whole store's (231 papers)
+    assert applied.changed and not applied.not_applying and 0 < applied.papers < 60
     before = _entities(_snapshot(store)[0])
     rlhf = before["method:reinforcement-learning-from-human-feedback"]
     assert rlhf["curated"] and {"DPO", "RLHF"} <= set(rlhf["aliases"])
