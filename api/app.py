@@ -25,7 +25,7 @@ from paperkg.api import problems
 from paperkg.api.deps import StoreHolder, get_store
 from paperkg.api.etag import ETagMiddleware, salt_of
 from paperkg.api.models import Problem
-from paperkg.api.routers import cypher, entities, export, health, papers, queries, stats, ui
+from paperkg.api.routers import corrections, cypher, entities, export, health, papers, queries, stats, ui
 from paperkg.api.security import HostCheckMiddleware, TokenAuthMiddleware, is_public
 from paperkg.api.settings import Settings
 from paperkg.graph.errors import QueryLimitError
@@ -202,6 +202,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                papers.router, export.router, ui.router]
     if settings.raw_cypher:
         routers.append(cypher.router)
+    if settings.token():             # they write the store: only on a server that asks for a token
+        routers.append(corrections.router)
     for router in routers:
         app.include_router(router)
     app.mount("/static", ui.static_files(), name="static")

@@ -14,6 +14,7 @@ records which generation it holds, and a mismatch makes the next delta a full on
 
 from __future__ import annotations
 
+import sqlite3
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -22,17 +23,16 @@ from typing import TYPE_CHECKING
 
 from paperkg.extract.readers import Problem, read_inputs
 from paperkg.extract.version import extractor_fingerprint
+from paperkg.graph import curation
 from paperkg.graph.corpus import PaperEntry
 from paperkg.graph.errors import NotFoundError, StoreCorruptError
 from paperkg.graph.records import Extraction
 from paperkg.graph.state import (
     QUICK_CHECK_MAX_BYTES,
     BuildState,
-    StateWriter,
     damaged_rows,
     rebuild_hint,
 )
-from paperkg.graph.store import GraphWriter
 
 if TYPE_CHECKING:
     from paperkg.graph.neo4j_store import Neo4jStore
@@ -62,6 +62,7 @@ class BuildSummary:
     saved: bool = False
     errors: int = 0
     warnings: int = 0
+    not_applying: list[str] = field(default_factory=list)   # corrections naming no entity now
     stats: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def to_json(self) -> dict:
@@ -69,7 +70,7 @@ class BuildSummary:
             "records": self.records, "new_papers": self.new_papers, "extracted": self.extracted,
             "reextracted": self.reextracted, "removed": self.removed,
             "papers": self.papers, "saved": self.saved, "errors": self.errors,
-            "warnings": self.warnings, "stats": self.stats,
+            "warnings": self.warnings, "not_applying": self.not_applying, "stats": self.stats,
         }
 
 
@@ -139,7 +140,8 @@ def build(
                     extraction.extractor = fingerprint
                     tx.set_extraction(entry.key, extraction)
                     summary.extracted += 1
-            _write(tx, target)                                               # derive, write
+            tx.write(target)                                                 # derive, write
+            summary.not_applying = _not_applying(tx.db)
             summary.saved = tx.changed
             summary.papers = tx.paper_count
         summary.stats = (target or state).stats()
@@ -168,7 +170,8 @@ def remove(
                 raise NotFoundError(f"no paper in {store_dir} has the id(s) {shown}; nothing was removed",
                                     "check the ids (`paperkg query paper --param id=ID`)")
             summary.removed = before - tx.paper_count
-            _write(tx, target)
+            tx.write(target)
+            summary.not_applying = _not_applying(tx.db)
             summary.saved = tx.changed
             summary.papers = tx.paper_count
         summary.stats = (target or state).stats()
@@ -233,13 +236,6 @@ def extract_page(extractions: Iterable[Extraction]) -> str:
     return render_page(extractions)
 
 
-def _write(tx: StateWriter, target: GraphWriter | None) -> None:
-    """Derive the graph in the state and bring `target` (if any) to it, inside the transaction: the
-    change alone when the target holds the state's last generation, else the whole graph."""
-    if target is None:
-        tx.derive()
-        return
-    in_step = tx.base is not None and target.synced_generation() == tx.base
-    delta = tx.derive(full_delta=not in_step, for_target=True)
-    if delta or not in_step:
-        target.apply(delta)
+def _not_applying(db: sqlite3.Connection) -> list[str]:
+    """The user's corrections that name no entity of the graph now: said, not fatal."""
+    return [f"{s.correction.describe()}: {s.reason}" for s in curation.statuses(db) if not s.applies]

@@ -6,12 +6,13 @@ disk or a damaged store."""
 from __future__ import annotations
 
 import functools
+import importlib
 import json
 import os
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import click
 
@@ -281,7 +282,24 @@ Exit codes:
   74  disk full, or the store is damaged"""
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_HELP)
+class _Commands(click.Group):
+    """The commands, with those defined in other modules (`LAZY`, which use this module's options)
+    imported when they are asked for."""
+
+    LAZY: ClassVar[dict[str, str]] = {"curate": "paperkg.api.curate_cli:curate",
+                                      "review": "paperkg.api.curate_cli:review"}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *self.LAZY])
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in self.LAZY:
+            module, attr = self.LAZY[name].split(":")
+            return getattr(importlib.import_module(module), attr)
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_HELP)
 @click.version_option(package_name="paperkg")
 def main() -> None:
     """paperkg: knowledge graphs of ML research from paper abstracts."""
@@ -337,6 +355,7 @@ def build(inputs: tuple[str, ...], mode: str, jobs: int, dask_address: str | Non
                        f"by another paperkg version or --mode")
         click.echo(f"nodes: {nodes or 'none'}")
         click.echo(f"edges: {edges or 'none'}")
+    _say_not_applying(summary.not_applying)
     if summary.errors:
         click.echo(f"paperkg: {summary.errors} input problem(s) reported above; the good records "
                    "were added", err=True)
@@ -362,10 +381,17 @@ def remove(ids: tuple[str, ...], as_json: bool, **kwargs: Any) -> None:
     finally:
         if target is not None:
             target.close()
+    _say_not_applying(summary.not_applying)
     if as_json:
         _print_json(summary.to_json())
         return
     click.echo(f"removed {summary.removed} papers, {summary.papers} papers in the store")
+
+
+def _say_not_applying(corrections: list[str]) -> None:
+    for text in corrections:
+        click.echo(printable(f"paperkg: warning: correction {text} (it is kept; `paperkg curate list`)"),
+                   err=True)
 
 
 @main.command()

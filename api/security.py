@@ -16,7 +16,8 @@ Token: with `PAPERKG_API_TOKEN` set, every request needs `Authorization: Bearer 
 otherwise), except the public paths: `/health` (for balancers), the explorer page `/` and its static
 assets, and the API documentation (`/docs`, `/redoc`, `/openapi.json`: the schema is no secret, and
 Swagger UI's "Authorize" button sends the token on the calls it makes). The data routes — queries,
-Cypher, entities, papers, stats, export — are protected.
+Cypher, entities, papers, stats, export — are protected. The routes that write corrections
+(`/corrections`, `/review`: `api/routers/corrections.py`) exist only on a server with a token.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 
 from paperkg.graph.corpus import Corpus, PaperEntry
+from paperkg.graph.curation import Rules, base_key
 from paperkg.graph.metric_direction import metric_direction
 from paperkg.graph.model import (
     RELATION_TYPES,
@@ -151,7 +152,8 @@ def result_rows(pid: str, year: int | None, ex: Extraction, cluster_of: Callable
 
 
 def entity_props(eid: str, label: str, name: str, aliases: set[str], cluster: str, *, ambiguous: bool,
-                 papers: int, introduced: int, confidence: float, years: Sequence[int]) -> dict:
+                 papers: int, introduced: int, confidence: float, years: Sequence[int],
+                 curated: bool = False) -> dict:
     ordered = sorted(aliases)
     props: dict[str, object] = {
         "id": eid,
@@ -167,6 +169,8 @@ def entity_props(eid: str, label: str, name: str, aliases: set[str], cluster: st
         props["first_year"], props["last_year"] = min(years), max(years)
     if ambiguous:
         props["ambiguous"] = True
+    if curated:                 # a user's correction (graph/curation.py) made or changed it
+        props["curated"] = True
     if label == "Model":
         # the key beside the display form: the `family` query matches families the way every name
         # is matched (`llama` finds `LLaMA`), by an index on Neo4j (graph/schema.cypher)
@@ -175,8 +179,9 @@ def entity_props(eid: str, label: str, name: str, aliases: set[str], cluster: st
     return props
 
 
-def build_graph(corpus: Corpus) -> KnowledgeGraph:
-    """Derive the whole graph from the corpus; the same corpus always gives the same graph."""
+def build_graph(corpus: Corpus, rules: Rules | None = None) -> KnowledgeGraph:
+    """Derive the whole graph from the corpus and the user's corrections (`rules`); the same corpus
+    and corrections always give the same graph."""
     graph = KnowledgeGraph()
     collection_papers: dict[str, int] = defaultdict(int)
     years: dict[str, int | None] = {}
@@ -193,7 +198,7 @@ def build_graph(corpus: Corpus) -> KnowledgeGraph:
         graph.add_node(Node("Collection", cid, {"id": cid, "name": name, "paper_count": count}))
 
     extracted = [(e.id, e.extraction) for e in corpus if e.extraction is not None]
-    res = resolve(extracted)
+    res = resolve(extracted, rules)
     nested = nested_mentions(extracted, res)
     ids = {c: entity_id(res.label[c], res.canonical[c]) for c in res.label}
     papers_of: dict[str, set[str]] = defaultdict(set)
@@ -240,9 +245,10 @@ def build_graph(corpus: Corpus) -> KnowledgeGraph:
             continue
         paper_years = [y for y in (years[p] for p in papers_of[cluster]) if y is not None]
         graph.add_node(Node(res.label[cluster], eid, entity_props(
-            eid, res.label[cluster], res.name[cluster], res.aliases[cluster], cluster,
+            eid, res.label[cluster], res.name[cluster], res.aliases[cluster], base_key(cluster),
             ambiguous=cluster in res.ambiguous, papers=len(papers_of[cluster]),
-            introduced=len(introduced_by[cluster]), confidence=best[cluster], years=paper_years)))
+            introduced=len(introduced_by[cluster]), confidence=best[cluster], years=paper_years,
+            curated=cluster in res.curated)))
 
     for pid, ex in extracted:
         nodes, edges = result_rows(pid, years[pid], ex, lambda s, pid=pid: res.cluster_of.get((pid, s)), ids)

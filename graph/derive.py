@@ -23,6 +23,11 @@ lookup changed (a paper's results with its mentions: their links resolve through
 clusters); (F) the graph rows of all of these, compared with the stored rows, so only changed rows
 are written and handed on as the `GraphDelta`.
 
+The user's corrections (`graph/curation.py`) act in (C) and (D): a mention's cluster goes where a
+merge, drop or split sends it, and a cluster's type and name are a retype's and a rename's. When a
+build's new definitions move the cluster a correction's key names, the papers of both are resolved
+again; applying a correction is a derivation whose changed papers are those of the entities it names.
+
 Every aggregate is a count or a set, so the result does not depend on the order papers came in; the
 property test (tests/graph/test_incremental.py) holds it equal to `build_graph` of the same corpus.
 """
@@ -46,6 +51,7 @@ from paperkg.graph.build import (
     result_rows,
 )
 from paperkg.graph.corpus import PaperEntry
+from paperkg.graph.curation import Rules, base_key, changed_bindings, papers_of
 from paperkg.graph.model import RELATION_TYPES, Edge, KnowledgeGraph, Node, collection_id, entity_id, node_key
 from paperkg.graph.normalize import compact_key, name_key
 from paperkg.graph.records import Extraction, Mention
@@ -267,6 +273,17 @@ class Derivation:
         self.db = db
         self._rep: dict[str, str | None] = {}
         self._defined: dict[str, dict[str, list[str]]] = {}
+        self.rules = Rules.load(db)      # the user's corrections (graph/curation.py)
+        self.rules.bind(self.cluster_of_key)
+
+    def cluster_of_key(self, key: str) -> str:
+        """The cluster a bare mention of `key` resolves to (rules 2-4, whatever its type: an acronym
+        defined several ways stays itself); how a correction's key finds its entity now. A split
+        part's key is its own cluster."""
+        if base_key(key) != key:
+            return key
+        targets = self.defined(key)
+        return self.rep(key) or (next(iter(targets)) if len(targets) == 1 else key)
 
     # ---- small lookups ----------------------------------------------------------------------
 
@@ -354,6 +371,7 @@ class Derivation:
                                 [(j, p) for j in sorted(_inner_candidates(ex))])
 
         # (B) long-form representatives and short-form definitions
+        bound = self.rules.bind(self.cluster_of_key) if self.rules else {}
         reps = self._update_long_keys(long_keys | spell_keys)
         for key in reps:
             short_keys.update(s for (s,) in self.db.execute(
@@ -366,6 +384,9 @@ class Derivation:
         resolve_set = (dirty | self._papers_with("m", mention_changed)
                        | {p for key in long_changed for (p,) in self.db.execute(
                            "SELECT paper FROM local_def WHERE long = ?", (key,))}) - removed
+        # corrections whose entity's key resolves elsewhere now (a new long form of an acronym)
+        rebound = changed_bindings(bound, self.rules.bind(self.cluster_of_key)) if self.rules else set()
+        resolve_set |= papers_of(self.db, rebound) - removed
         touched: set[str] = set()
         extractions = {p: e.extraction for p, e in entries.items()}
         extractions.update(self._load_extractions(resolve_set - dirty))
@@ -398,7 +419,7 @@ class Derivation:
             self.db.execute("DELETE FROM contrib WHERE paper = ?", (p,))
 
         # (D) names, types and ids of the touched clusters
-        summarize = touched | {k for k in changed_keys | spell_keys
+        summarize = touched | {k for k in changed_keys | spell_keys | rebound
                                if self._one("SELECT 1 FROM clusters WHERE cluster = ?", (k,))
                                or self._one("SELECT 1 FROM votes WHERE cluster = ? LIMIT 1", (k,))}
         summaries, id_changed, lookups_changed = self._summarize(summarize)
@@ -577,6 +598,11 @@ class Derivation:
                 cluster = self.rep(local[key]) or local[key]
             else:
                 cluster = _resolves_to(key, self.rep(key), self.defined(key), m.type)
+            if self.rules:
+                corrected = self.rules.correct(cluster, m.type)
+                if corrected is None:               # dropped by the user
+                    continue
+                cluster = corrected
             assign[m.text] = cluster
             votes[(cluster, m.type)] += 1
             surf[(cluster, m.text)] += 1
@@ -588,14 +614,16 @@ class Derivation:
         if not votes:
             return None
         best = max(votes.values())
-        label = next(t for t in TYPE_ORDER if votes.get(t) == best)
+        label = self.rules.types.get(cluster) or next(t for t in TYPE_ORDER if votes.get(t) == best)
         names = dict(self.db.execute("SELECT surface, n FROM surfaces WHERE cluster = ?", (cluster,)))
-        name = min(names, key=lambda s: (-names[s], is_acronym(s), len(s), s))
-        spellings = [s for (s,) in self.db.execute("SELECT surface FROM spelling WHERE key = ?", (cluster,))]
-        canonical = min(spellings or [cluster], key=lambda s: (name_key(s), s))
-        ambiguous = self.rep(cluster) is None and len(self.defined(cluster)) > 1
-        return {"label": label, "name": name, "aliases": sorted(names), "ambiguous": ambiguous,
-                "id": entity_id(label, canonical),
+        name = self.rules.names.get(cluster) or min(names,
+                                                    key=lambda s: (-names[s], is_acronym(s), len(s), s))
+        key = base_key(cluster)
+        spellings = [s for (s,) in self.db.execute("SELECT surface FROM spelling WHERE key = ?", (key,))]
+        canonical = min(spellings or [key], key=lambda s: (name_key(s), s))
+        ambiguous = key == cluster and self.rep(cluster) is None and len(self.defined(cluster)) > 1
+        return {"label": label, "name": name, "aliases": sorted(set(names) | {name}), "ambiguous": ambiguous,
+                "id": entity_id(label, canonical), "curated": self.rules.is_curated(cluster),
                 "lookup": [] if ambiguous else sorted(_nested_spellings(names))}
 
     def _summarize(self, clusters: set[str]) -> tuple[dict[str, dict | None], set[str], set[str]]:
@@ -790,9 +818,9 @@ class _Emitter:
             if papers:
                 years = [y for y in (first, last) if y is not None]
                 nodes.append(Node(summary["label"], eid, entity_props(
-                    eid, summary["label"], summary["name"], set(summary["aliases"]), cluster,
+                    eid, summary["label"], summary["name"], set(summary["aliases"]), base_key(cluster),
                     ambiguous=summary["ambiguous"], papers=papers, introduced=introduced,
-                    confidence=confidence, years=years)))
+                    confidence=confidence, years=years, curated=summary.get("curated", False))))
         self._put("e" + _SEP + cluster, nodes, [])
 
     def mentions(self, p: str, pid: str | None, rows: list[tuple[str, dict, dict | None]],

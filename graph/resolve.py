@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from itertools import islice
 
+from paperkg.graph.curation import Rules, base_key
 from paperkg.graph.normalize import compact_key, fold_dashes, name_key
 from paperkg.graph.records import Extraction, Mention
 
@@ -95,6 +96,7 @@ class Resolution:
     canonical: dict[str, str] = field(default_factory=dict)
     aliases: dict[str, set[str]] = field(default_factory=dict)
     ambiguous: set[str] = field(default_factory=set)
+    curated: set[str] = field(default_factory=set)
 
 
 # Words a long form's spelling varies in without naming something else (`from` / `with human feedback`).
@@ -134,8 +136,9 @@ def _merge_similar(spelled: dict[str, str]) -> dict[str, str]:
     return rep
 
 
-def resolve(extractions: Iterable[tuple[str, Extraction]]) -> Resolution:
-    """Resolve all mentions of all papers at once; `extractions` yields (paper id, extraction)."""
+def resolve(extractions: Iterable[tuple[str, Extraction]], rules: Rules | None = None) -> Resolution:
+    """Resolve all mentions of all papers at once; `extractions` yields (paper id, extraction).
+    `rules`: the user's corrections (graph/curation.py), applied to each mention's cluster."""
     papers = [(pid, ex) for pid, ex in extractions]
     local_long: dict[str, dict[str, str]] = {}   # paper -> short key -> long key
     local_type: dict[str, dict[str, str]] = {}   # paper -> short key -> the type it defines it with
@@ -162,6 +165,15 @@ def resolve(extractions: Iterable[tuple[str, Extraction]]) -> Resolution:
     votes: dict[str, Counter[str]] = defaultdict(Counter)
     surfaces: dict[str, Counter[str]] = defaultdict(Counter)
     long_set = set(rep.values())
+    rules = rules or Rules([])
+
+    def cluster_of_key(key: str) -> str:          # as `derive.Derivation.cluster_of_key`
+        if base_key(key) != key:
+            return key
+        targets = defined.get(key, {})
+        return rep.get(key) or (next(iter(targets)) if len(targets) == 1 else key)
+
+    rules.bind(cluster_of_key)
     for pid, ex in papers:
         local = local_long[pid]
         for m in ex.mentions:
@@ -178,17 +190,26 @@ def resolve(extractions: Iterable[tuple[str, Extraction]]) -> Resolution:
                     res.ambiguous.add(key)
             else:
                 cluster = key
+            if rules:
+                corrected = rules.correct(cluster, m.type)
+                if corrected is None:
+                    continue
+                cluster = corrected
             res.cluster_of[(pid, m.text)] = cluster
             votes[cluster][m.type] += 1
             surfaces[cluster][m.text] += 1
     for cluster, counter in votes.items():
         best = max(counter.values())
-        res.label[cluster] = next(t for t in TYPE_ORDER if counter.get(t) == best)
+        res.label[cluster] = rules.types.get(cluster) or next(t for t in TYPE_ORDER if counter.get(t) == best)
         names = surfaces[cluster]
-        res.name[cluster] = min(names, key=lambda s: (-names[s], is_acronym(s), len(s), s))
-        res.aliases[cluster] = set(names)
+        res.name[cluster] = rules.names.get(cluster) or min(
+            names, key=lambda s: (-names[s], is_acronym(s), len(s), s))
+        res.aliases[cluster] = set(names) | {res.name[cluster]}
         # The id comes from one fixed spelling of the cluster key, whichever paper came first.
-        res.canonical[cluster] = min(spellings.get(cluster) or {cluster}, key=lambda s: (name_key(s), s))
+        key = base_key(cluster)
+        res.canonical[cluster] = min(spellings.get(key) or {key}, key=lambda s: (name_key(s), s))
+        if rules.is_curated(cluster):
+            res.curated.add(cluster)
     return res
 
 

@@ -47,6 +47,7 @@ from paperkg.graph.corpus import (
     record_meta,
     text_key,
 )
+from paperkg.graph.curation import SCHEMA as CORRECTIONS_SCHEMA
 from paperkg.graph.derive import LEAN_MENTIONS, Derivation, mentions_owner, read_graph, rows_in
 from paperkg.graph.derive import SCHEMA as DERIVE_SCHEMA
 from paperkg.graph.errors import (
@@ -62,9 +63,9 @@ from paperkg.graph.errors import (
 from paperkg.graph.model import EDGE_TYPES, ENTITY_LABELS, NODE_LABELS, KnowledgeGraph, node_key
 from paperkg.graph.normalize import compact_key
 from paperkg.graph.records import Extraction, PaperInput
-from paperkg.graph.store import GraphDelta, empty_stats
+from paperkg.graph.store import GraphDelta, GraphWriter, empty_stats
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 DB_FILE = "state.sqlite"
 # The store format before this one: a pickle, which this version never opens (loading one runs code).
 LEGACY_FILE = "graph.pickle"
@@ -120,7 +121,7 @@ CREATE TABLE edges (
     id TEXT PRIMARY KEY, type TEXT NOT NULL, source TEXT NOT NULL, target TEXT NOT NULL,
     owner TEXT NOT NULL, props TEXT NOT NULL, lean TEXT) WITHOUT ROWID;
 CREATE INDEX edges_owner ON edges (owner);
-""" + DERIVE_SCHEMA
+""" + CORRECTIONS_SCHEMA + DERIVE_SCHEMA
 
 
 # Schema N -> N + 1. 3 -> 4: the served view's props of a MENTIONS row (`edges.lean`, see
@@ -140,6 +141,8 @@ CREATE INDEX edges_owner ON edges (owner);
 # extractor that made it found none; a build re-extracts it when the extractor's fingerprint is not
 # its own, as after every upgrade of the extractor), so every stored row has the shape a build writes.
 # No graph row changes: nothing to derive again.
+# 7 -> 8: the user's corrections (`graph/curation.py`), a table of their own; an older store has
+# none, so its graph is already what the corrections (none) make.
 _DEFINITION_TYPE = """
 UPDATE local_def SET type = (
     SELECT type FROM (
@@ -172,6 +175,7 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
     5: ("INSERT OR IGNORE INTO pending_derive (paper) SELECT key FROM papers WHERE extraction IS NOT NULL",),
     6: ("UPDATE papers SET extraction = json_set(extraction, '$.results', json('[]')) "
         "WHERE extraction IS NOT NULL AND json_type(extraction, '$.results') IS NULL",),
+    7: tuple(statement for statement in CORRECTIONS_SCHEMA.split(";") if statement.strip()),
 }
 
 
@@ -676,6 +680,11 @@ class StateWriter:
         row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
 
+    @property
+    def db(self) -> sqlite3.Connection:
+        """The transaction's connection, for the graph layer's other writers (`graph/curation.py`)."""
+        return self._db
+
     def corpus(self) -> Corpus:
         return _load_corpus(self._db, None)
 
@@ -786,6 +795,18 @@ class StateWriter:
         delta.generation = self._new_generation() if self.changed else (self.base or "")
         self.dirty, self.removed = set(), set()
         return delta
+
+    def write(self, target: GraphWriter | None) -> None:
+        """Derive the graph and bring `target` (a Neo4j store, if any) to it, inside the
+        transaction: the change alone when the target holds the state's last generation, else the
+        whole graph."""
+        if target is None:
+            self.derive()
+            return
+        in_step = self.base is not None and target.synced_generation() == self.base
+        delta = self.derive(full_delta=not in_step, for_target=True)
+        if delta or not in_step:
+            target.apply(delta)
 
     def rederive_all(self) -> None:
         """Empty every derived table and derive the graph again from the stored records and

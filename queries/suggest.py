@@ -18,10 +18,15 @@ index is built on the first miss, never on the way to a found name.
 from __future__ import annotations
 
 import difflib
+import json
 import math
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from paperkg.graph.state import BuildState
 
 CUTOFF = 0.75       # GRPPO/GRPO 0.89, RLHF/RLAIF 0.67 (not offered): a typo, not another name
 MAX_SUGGESTIONS = 5
@@ -96,3 +101,15 @@ class NameIndex:
         if not key or len(key) > MAX_KEY:
             return []
         return rank(key, ((self.keys[i], self.named[i]) for i in self.candidates(key)), limit)
+
+
+def state_suggester(state: BuildState) -> Callable[[str], list[str]]:
+    """`rank` over the entities of a build state's last committed graph, read on a connection of its
+    own (it is asked inside a curation's write transaction: `graph.curation.find_one`)."""
+    def suggest(key: str) -> list[str]:
+        with state.reader() as db:
+            rows = [json.loads(props) for (props,) in db.execute(
+                "SELECT props FROM nodes WHERE owner LIKE 'e\t%'")]
+        return rank(key, ((k, Named(r["name"], int(r.get("paper_count") or 0), r["id"]))
+                          for r in rows for k in r.get("keys") or ()))
+    return suggest

@@ -99,6 +99,17 @@ def check(command: str, proc: subprocess.CompletedProcess[str], cwd: Path) -> No
         out = cwd / args[2]
         assert out.stat().st_size > 0 and re.search(r"wrote [1-9]\d* nodes and [1-9]\d* edges", proc.stderr)
         assert out.read_text(encoding="utf-8").startswith("<?xml")
+    elif args[0] == "curate" and args[1] in ("merge", "retype", "drop", "import"):
+        assert "recorded" in proc.stdout and "papers derived again" in proc.stdout, (command, proc.stdout)
+    elif args[0] == "curate" and args[1] == "list":   # the three corrections above, each applying
+        lines = proc.stdout.splitlines()
+        assert len(lines) == 3 and all(line.endswith("\tapplies") for line in lines), proc.stdout
+    elif args[0] == "curate" and args[1] == "export":
+        lines = [json.loads(line) for line in (cwd / args[2]).read_text(encoding="utf-8").splitlines()]
+        assert [(line["version"], line["op"]) for line in lines] == [(1, "merge"), (1, "retype"), (1, "drop")]
+    elif args[0] == "review":
+        rows = [line.split("\t") for line in proc.stdout.splitlines()]
+        assert len(rows) == 5 and all(r[3].startswith("suggested: ") for r in rows), proc.stdout
     else:
         pytest.fail(f"README command {command!r} has no check: add one to tests/test_readme.py")
 

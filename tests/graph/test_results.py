@@ -117,7 +117,7 @@ def test_a_schema_6_store_gives_its_extractions_their_results_list(tmp_path: Pat
         old_rows = sorted(db.execute("SELECT key, props FROM nodes"))
     state = BuildState(tmp_path)
     with state.snapshot() as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 8
         stored = [json.loads(e) for (e,) in db.execute("SELECT extraction FROM papers")]
         assert len(stored) == len(PAPERS6) and all(e["results"] == [] for e in stored)
         assert sorted(db.execute("SELECT key, props FROM nodes")) == old_rows

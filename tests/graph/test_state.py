@@ -112,6 +112,7 @@ def test_a_schema_3_store_is_migrated_and_serves_the_same_view(tmp_path: Path) -
         db.execute("ALTER TABLE edges DROP COLUMN lean")
         db.execute("ALTER TABLE local_def DROP COLUMN type")
         db.execute("DROP TABLE pending_derive")
+        db.execute("DROP TABLE corrections")              # 6 -> 7 adds it
         db.execute("PRAGMA user_version = 3")
     state = BuildState(tmp_path)
     with state.snapshot() as db:

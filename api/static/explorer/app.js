@@ -36,7 +36,7 @@ class ApiError extends Error {
   }
 }
 
-async function api(path, params) {
+async function api(path, params, method = "GET", body = undefined) {
   const url = new URL(path, location.origin);
   for (const [key, value] of Object.entries(params || {})) {
     for (const v of Array.isArray(value) ? value : [value]) {
@@ -44,12 +44,69 @@ async function api(path, params) {
     }
   }
   const headers = { Accept: "application/json" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
   const token = sessionStorage.getItem("paperkg-token");
   if (token) headers.Authorization = `Bearer ${token}`;
-  const response = await fetch(url, { headers });
-  const body = await response.json().catch(() => ({ title: response.statusText }));
-  if (!response.ok) throw new ApiError({ status: response.status, ...body });
-  return body;
+  const response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const answer = await response.json().catch(() => ({ title: response.statusText }));
+  if (!response.ok) throw new ApiError({ status: response.status, ...answer });
+  return answer;
+}
+
+// ---------------------------------------------------------------- corrections (servers with a token only)
+
+/** Whether this server takes corrections: its /corrections route exists only with PAPERKG_API_TOKEN, and
+ * the public OpenAPI document lists it then (asked once, and without a failed request when it is absent). */
+let curationPromise = null;
+function curation() {
+  curationPromise = curationPromise || api("/openapi.json").then((doc) => Boolean(doc.paths?.["/corrections"]?.post),
+                                                                 () => false);
+  return curationPromise;
+}
+
+/** The served graph reloads in the background after a correction: wait for `check` to hold (a few seconds
+ * at most), then go to `href`. */
+async function afterCorrection(status, check, href) {
+  status.textContent = "Recorded; the graph is being reloaded…";
+  for (let i = 0; i < 50 && !(await check().catch(() => false)); i++) await new Promise((r) => setTimeout(r, 200));
+  if (location.hash === href) route(); else location.hash = href;
+}
+
+/** An entity page's edit menu: each form records one correction (POST /corrections), which every later
+ * build keeps. The entity is named by its id, so the correction is exactly about this entity. */
+function editMenu(entity) {
+  const status = h("div", { class: "small", "data-testid": "edit-status", role: "status" });
+  const submit = (op, valueOf, then) => async (ev) => {
+    ev.preventDefault();
+    const value = valueOf ? valueOf() : null;
+    if (op === "drop" && !window.confirm(`Drop ${entity.name} and every mention of it, in later builds too?`)) return;
+    status.replaceChildren("Saving…");
+    try {
+      await api("/corrections", null, "POST", { op, name: entity.id, value });
+      await afterCorrection(status, ...then(value));
+    } catch (err) {
+      status.replaceChildren(errorBox(err));
+    }
+  };
+  const into = h("input", { name: "into", placeholder: "another entity's name", "aria-label": "Merge into", required: true });
+  const newName = h("input", { name: "rename", value: entity.name, "aria-label": "New name", required: true });
+  const type = h("select", { name: "type", "aria-label": "New type" },
+    TYPES.map((t) => h("option", { value: t, selected: t === entity.type }, t)));
+  const gone = (ref) => () => api(`/entities/${enc(ref)}`).then(() => false, (err) => err.problem?.status === 404);
+  return h("details", { class: "edit", "data-testid": "edit-menu" }, h("summary", {}, "Edit"),
+    h("form", { onsubmit: submit("merge", () => into.value.trim(), (v) => [gone(entity.id), entityHref(v)]) },
+      "Merge into ", into, h("button", { type: "submit" }, "Merge")),
+    h("form", { onsubmit: submit("rename", () => newName.value.trim(),
+      (v) => [() => api(`/entities/${enc(entity.id)}`).then((e) => e.name === v), entityHref(entity.id)]) },
+      "Rename to ", newName, h("button", { type: "submit" }, "Rename")),
+    h("form", { onsubmit: submit("retype", () => type.value,
+      (v) => [() => api(`/entities/${enc(entity.name)}`).then((e) => e.type === v), entityHref(entity.name)]) },
+      "Retype as ", type, h("button", { type: "submit" }, "Retype")),
+    h("form", { onsubmit: submit("split", null, () => [gone(entity.id), entityHref(entity.name)]) },
+      h("button", { type: "submit" }, "Split by context"), h("span", { class: "small muted" }, " each paper's mentions join the entity of the type that paper gives them")),
+    h("form", { onsubmit: submit("drop", null, () => [gone(entity.id), "#/"]) },
+      h("button", { type: "submit", class: "danger" }, "Drop"), h("span", { class: "small muted" }, " a junk name: gone, and never back")),
+    status);
 }
 
 function catalog() {
@@ -201,13 +258,14 @@ async function entityPage(id, params) {
   const offset = Number(params.get("offset") || 0);
   const cat = await catalog();
   const entity = await api(`/entities/${enc(id)}`);
-  const [nbrs, page, timeline, results] = await Promise.all([
+  const [nbrs, page, timeline, results, editable] = await Promise.all([
     api(`/entities/${enc(entity.id)}/neighbors`, { limit: 200 }),
     api(`/entities/${enc(entity.id)}/papers`, { limit: PAGE, offset }),
     // papers per year (the catalog's `timeline`, when this server has it)
     cat.has("timeline") ? api("/queries/timeline", { name: entity.name }) : null,
     // what papers report on it or about it (results.js)
     resultsSection(entity, cat),
+    curation(),
   ]);
   const years = (timeline?.items || []).filter((r) => r.year != null);
   const first = entity.first_year ?? (years.length ? Math.min(...years.map((r) => r.year)) : null);
@@ -227,6 +285,7 @@ async function entityPage(id, params) {
     h("div", {}, badge(entity.type), entity.ambiguous ? h("span", { class: "small muted" }, "  (this name also names ",
       entity.same_name.map((other, i) => [i ? ", " : "", h("a", { href: entityHref(other) }, other)]), ")") : null),
     h("h1", {}, entity.name),
+    editable ? editMenu(entity) : null,
     h("div", { class: "facts" },
       h("div", {}, h("b", {}, "Papers"), entity.paper_count),
       h("div", {}, h("b", {}, "Introduced in"), `${entity.introduced_count} paper${entity.introduced_count === 1 ? "" : "s"}`),
@@ -436,6 +495,45 @@ async function queriesPage(name, params) {
   return parts;
 }
 
+// ---------------------------------------------------------------- review queue
+
+const KINDS = { low_confidence: "Unsure, and often mentioned", acronym_types: "One acronym, several types",
+                plural_case: "Names that differ only in case or plural" };
+
+/** The review queue (GET /review): what a correction would most improve, heaviest first; Accept records the
+ * suggested correction (by the entities' ids), and the queue is asked for again. */
+async function reviewPage() {
+  if (!(await curation())) return [h("h1", {}, "Review"), h("p", { class: "muted" }, "This server takes no corrections (it has no PAPERKG_API_TOKEN).")];
+  const items = await api("/review", { limit: 20 });
+  const accept = (item, status) => async (ev) => {
+    ev.preventDefault();
+    status.replaceChildren("Saving…");
+    const s = item.suggestion;
+    try {
+      await api("/corrections", null, "POST", { op: s.op, name: item.subject, value: s.op === "merge" ? item.target : s.value });
+      const gone = () => api("/review", { limit: 20 }).then((now) => !now.some((i) => i.subject === item.subject && i.kind === item.kind));
+      await afterCorrection(status, gone, "#/review");
+    } catch (err) {
+      status.replaceChildren(errorBox(err));
+    }
+  };
+  const describe = (s) => `${s.op} ${s.name}${s.op === "merge" ? ` into ${s.value}` : s.op === "retype" ? ` as ${s.value}` : ""}`;
+  return [
+    h("h1", {}, "Review"),
+    h("p", { class: "muted" }, "What a correction would most improve, heaviest first. Accept records the suggestion; ",
+      "an entity's Edit menu corrects it another way."),
+    items.length ? h("table", { "data-testid": "review" },
+      h("tr", {}, h("th", {}, "What"), h("th", {}, "Entities"), h("th", {}, "Why"), h("th", {}, "Suggested"), h("th", {}, "")),
+      items.map((item) => {
+        const status = h("span", { class: "small", role: "status" });
+        return h("tr", {}, h("td", {}, KINDS[item.kind] || item.kind),
+          h("td", {}, item.entities.map((e, i) => [i ? " · " : "", badge(e.type), " ", entityLink(e), " ", papers(e.papers)])),
+          h("td", { class: "small" }, item.reason), h("td", {}, describe(item.suggestion)),
+          h("td", {}, h("form", { onsubmit: accept(item, status) }, h("button", { type: "submit" }, "Accept")), status));
+      })) : h("p", {}, "Nothing to review."),
+  ];
+}
+
 // ---------------------------------------------------------------- routing
 
 async function route() {
@@ -451,6 +549,7 @@ async function route() {
     else if (seg[0] === "paper" && seg[1]) result = await paperPage(seg.slice(1).join("/"));
     else if (seg[0] === "search") result = await search(params);
     else if (seg[0] === "queries") result = await queriesPage(seg[1], params);
+    else if (seg[0] === "review") result = await reviewPage();
     else result = await overview();
     if (token !== renderToken) return;        // the user has moved on meanwhile
     const { parts, after } = Array.isArray(result) ? { parts: result } : result;
@@ -467,3 +566,4 @@ async function route() {
 
 window.addEventListener("hashchange", route);
 route();
+curation().then((yes) => { document.getElementById("review-link").hidden = !yes; });
