@@ -17,6 +17,7 @@ from paperkg.extract.phrases import PhraseFinder
 from paperkg.extract.relation_scorer import RelationScorer
 from paperkg.extract.relations import RelationExtractor
 from paperkg.extract.resolver import MentionResolver
+from paperkg.extract.results import ResultFinder
 from paperkg.extract.typer import SpanTyperComponent
 
 
@@ -78,3 +79,8 @@ def make_mentions(nlp: Language, name: str, *, path: str | None, threshold: floa
 @Language.factory("paperkg_relation_scorer", default_config={"path": None})
 def make_relation_scorer(nlp: Language, name: str, *, path: str | None) -> RelationScorer:
     return RelationScorer(name, path=path)
+
+
+@Language.factory("paperkg_results", default_config={"path": None, "threshold": 0.5})
+def make_results(nlp: Language, name: str, *, path: str | None, threshold: float) -> ResultFinder:
+    return ResultFinder(name, path=path, threshold=threshold)
