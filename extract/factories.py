@@ -81,6 +81,6 @@ def make_relation_scorer(nlp: Language, name: str, *, path: str | None) -> Relat
     return RelationScorer(name, path=path)
 
 
-@Language.factory("paperkg_results", default_config={"path": None, "threshold": 0.5})
-def make_results(nlp: Language, name: str, *, path: str | None, threshold: float) -> ResultFinder:
-    return ResultFinder(name, path=path, threshold=threshold)
+@Language.factory("paperkg_results", default_config={"path": None})
+def make_results(nlp: Language, name: str, *, path: str | None) -> ResultFinder:
+    return ResultFinder(name, path=path)

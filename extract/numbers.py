@@ -16,6 +16,7 @@ from paperkg.extract.lexicon.results import (
     APPROX_RE,
     NUMBER,
     RANGE_SEP_RE,
+    RANGE_TO_RE,
     UNIT_NAMES,
     UNIT_RE,
     WORD_RATIO_RE,
@@ -63,13 +64,13 @@ def read_number(text: str, s: int, e: int) -> Number | None:
     """The number whose digits are `text[s:e]`, grown to its sign, math dollars, range and unit; None
     when the digits are glued into a word or markup."""
     prev = text[s - 1] if s else " "
-    if prev.isalnum() or prev in _GLUED_BEFORE or (e < len(text) and text[e].isalpha()
-                                                     and not UNIT_RE.match(text, e)):
+    if _glued(text, s) or (e < len(text) and text[e].isalpha() and not UNIT_RE.match(text, e)):
         return None
+    if re.match(r"\.\d", text[e:e + 2]):
+        return None     # a version, `2.4.8`
     start, sign = s, 1.0
     if prev in _SIGNS:
-        before = text[s - 2] if s >= 2 else " "
-        if before.isalnum() or before in _GLUED_BEFORE or before == ")":
+        if _glued(text, s - 1) or text[s - 2:s - 1] == ")":
             return None     # `GPT-4`, `(a)-1`
         start, sign = s - 1, _SIGNS[prev]
     end = e
@@ -80,14 +81,14 @@ def read_number(text: str, s: int, e: int) -> Number | None:
     upper = None
     unit, end = _unit(text, end)
     # a range: `95$--$99\%`, `5-10%`, `10% to 25%` (not `from 40% to 1%`: two numbers)
-    sep = RANGE_SEP_RE.match(text, end)
+    sep = RANGE_SEP_RE.match(text, end) or (RANGE_TO_RE.match(text, end) if unit else None)
     if sep and not re.search(r"\bfrom\s+(?:about\s+|approximately\s+)?[$~\\sim]*$", text[max(0, start - 30):start],
                              re.I):
         second = NUMBER_RE.match(text, sep.end())
         if second and (second.end() >= len(text) or not text[second.end()].isalpha()
                        or UNIT_RE.match(text, second.end())):
             unit2, end2 = _unit(text, second.end())
-            if not unit or not unit2 or unit == unit2:
+            if (not unit or not unit2 or unit == unit2) and (unit2 or not sep.group().strip() == "to"):
                 upper = _float(second.group())
                 unit, end = unit2 or unit, end2
     value = text[start:end]
@@ -95,6 +96,15 @@ def read_number(text: str, s: int, e: int) -> Number | None:
         return None
     signed = any(c in _SIGNS for c in text[start:s])
     return Number(value, start, end, low, upper, unit, signed, display(value))
+
+
+def _glued(text: str, pos: int) -> bool:
+    """Whether `text[pos]` is glued to a word or markup before it (`GPT-4`, `pass@1`, `x^{2}`); a brace
+    of a command (`\\textbf{+40.3\\%}`) is not glue."""
+    prev = text[pos - 1] if pos else " "
+    if prev == "{":
+        return text[pos - 2:pos - 1] in ("^", "_")
+    return prev.isalnum() or prev in _GLUED_BEFORE
 
 
 def _unit(text: str, pos: int) -> tuple[str, int]:

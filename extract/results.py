@@ -21,8 +21,6 @@ Writes `doc._.paperkg_results`: one `ResultMention` per result, in text order.
 from __future__ import annotations
 
 import json
-import math
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,23 +34,24 @@ from paperkg.extract.lexicon.results import (
     DELTA_AFTER_RE,
     DELTA_BEFORE_RE,
     DELTA_UNITS,
+    LIST_GAP_RE,
     RATIO_UNITS,
     RESPECTIVELY_RE,
     SETTING_BEFORE_RE,
     SIZE_AFTER_RE,
+    TO_BEFORE_RE,
     YEAR_RE,
 )
-from paperkg.extract.numbers import Number, approximate_before, find_numbers
-from paperkg.graph.records import RESULT_KINDS, ResultMention
+from paperkg.extract.numbers import Number, find_numbers
+from paperkg.extract.result_links import learned_links
+from paperkg.graph.records import ResultMention
 
 if not Doc.has_extension("paperkg_results"):
     Doc.set_extension("paperkg_results", default=None)
 
 FILE_NAME = "results.json"
-LABELS = ("none", *RESULT_KINDS)
 SUBJECT_TYPES = ("Method", "Model")
 BENCHMARK_TYPES = ("Dataset", "Benchmark")
-_WORD_RE = re.compile(r"[A-Za-z]+|\d+|[^\sA-Za-z\d]")
 
 
 @dataclass(frozen=True)
@@ -68,17 +67,15 @@ class Ent:
 class ResultFinder:
     """Pipeline component `paperkg_results` (last: it reads the mentions, aliases and relations)."""
 
-    def __init__(self, name: str, *, path: str | None = None, threshold: float = 0.5) -> None:
+    def __init__(self, name: str, *, path: str | None = None) -> None:
         self.name = name
-        self.threshold = threshold
-        self.weights: dict[str, list[float]] | None = None
+        self.model: dict | None = None
         if path:
             self.load(path)
 
     def load(self, path: str | Path) -> ResultFinder:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-        self.weights = data["weights"]
-        self.threshold = float(data.get("threshold", self.threshold))
+        """The learned classifier and linker (`model/results.json`)."""
+        self.model = json.loads(Path(path).read_text(encoding="utf-8"))
         return self
 
     def __call__(self, doc: Doc) -> Doc:
@@ -89,7 +86,7 @@ class ResultFinder:
         main = main_method(doc._.paperkg_relations or [], mentions,
                            {tuple(x) for x in doc._.paperkg_introduced or []}, doc._.paperkg_aliases or [])
         doc._.paperkg_results = find_results(text, sentences, mentions, doc._.paperkg_aliases or [], main,
-                                             self.weights, self.threshold)
+                                             self.model)
         return doc
 
 
@@ -107,29 +104,37 @@ def main_method(relations: list[list], mentions: list[Ent], introduced: set[tupl
 
 
 def find_results(text: str, sentences: list[tuple[int, int]], mentions: list[Ent], aliases: Iterable,
-                 main: str | None, weights: dict[str, list[float]] | None = None,
-                 threshold: float = 0.5) -> list[ResultMention]:
-    """The results of one abstract (see the module doc); `weights` is the learned classifier, None for
-    the rules."""
+                 main: str | None, model: dict | None = None) -> list[ResultMention]:
+    """The results of one abstract (see the module doc); `model` is the learned linker
+    (`model/results.json`: `links` weights and `link_threshold`), None for the rules alone."""
     mentions = sorted(mentions, key=lambda m: (m.start, -m.end))
     canon = {short: long for long, short in aliases}
-    found: list[tuple[Number, int, str, float]] = []
+    found: list[tuple[Number, int, str]] = []
     for number in find_numbers(text):
         sent = _sentence_of(sentences, number.start)
         if refused(text, number, mentions):
             continue
-        feats = features(text, number, sentences[sent] if sentences else (0, len(text)), mentions)
-        kind, prob = classify(feats, number, weights, threshold)
+        kind = rule_kind(text, number, sentences[sent] if sentences else (0, len(text)))
         if kind != "none":
-            found.append((number, sent, kind, prob))
+            found.append((number, sent, kind))
+    found = _share_kinds(text, found)
     out = []
-    for number, sent, kind, prob in found:
+    for number, sent, kind in found:
         bounds = sentences[sent] if sentences else (0, len(text))
-        same = [n for n, s, _, _ in found if s == sent]
+        same = [n for n, s, _ in found if s == sent]
         links = link(text, number, kind, bounds, mentions, same, main, canon)
+        confidence = 1.0
+        if model is not None:
+            others = [n.start for n, _, _ in found if n is not number]
+            learned, confidence = learned_links(text, sentences, number, kind, mentions, canon, main, others,
+                                                links, model["links"], model["link_threshold"])
+            links.update(learned)
+            if links["baseline"] == links["subject"]:
+                links["baseline"] = None
         out.append(ResultMention(value=number.value, kind=kind, start=number.start, end=number.end,
                                  sentence=sent, display=number.display, number=number.number,
-                                 upper=number.upper, unit=number.unit, confidence=round(prob, 4), **links))
+                                 upper=number.upper, unit=number.unit, confidence=round(confidence, 4),
+                                 **links))
     return out
 
 
@@ -155,77 +160,41 @@ def refused(text: str, number: Number, mentions: list[Ent]) -> bool:
     return bool(YEAR_RE.match(number.value)) and not number.unit
 
 
-def _words(text: str) -> list[str]:
-    return [w.lower() for w in _WORD_RE.findall(text)]
-
-
-def features(text: str, number: Number, bounds: tuple[int, int], mentions: list[Ent]) -> list[str]:
-    """What the classifier sees of one number: its shape and the words and mentions around it."""
-    a, b = bounds
-    before, after = text[a:number.start], text[number.end:b]
+def rule_kind(text: str, number: Number, bounds: tuple[int, int]) -> str:
+    """absolute, delta, ratio, or `none` (a bare integer with no sign and no unit is nearly always a
+    count): by the unit (`3x` ratio, `pp` delta), then by the words around the number (`improves by`,
+    `a gain of`, `higher`: a change; a change in a cost such as time or memory: a ratio; `to 64.3%`,
+    `from 78% to 88%`: scores)."""
+    before, after = text[bounds[0]:number.start], text[number.end:bounds[1]]
     digits = number.value.replace(",", "")
-    value = abs(number.number) if number.number is not None else None
-    feats = [f"unit={number.unit or '-'}", f"signed={number.signed}", f"range={number.upper is not None}",
-             f"decimal={'.' in digits}", f"approx={approximate_before(text, number.start)}",
-             "mag=" + ("word" if value is None else "<1" if value < 1 else "<=100" if value <= 100 else
-                       ">100" if value < 1000 else ">=1000"),
-             f"unit+decimal={number.unit or '-'}|{'.' in digits}"]
-    prev, nxt = _words(before)[-3:], _words(after)[:3]
-    for i, w in enumerate(reversed(prev)):
-        feats.append(f"p{i}={w}")
-    for i, w in enumerate(nxt):
-        feats.append(f"n{i}={w}")
-    feats += [f"p-bag={w}" for w in _words(before)[-8:]] + [f"n-bag={w}" for w in _words(after)[:8]]
-    feats.append(f"delta-before={bool(DELTA_BEFORE_RE.search(before[-60:]))}")
-    feats.append(f"delta-after={bool(DELTA_AFTER_RE.match(after))}")
-    feats.append(f"cost={bool(COST_RE.search(before[-60:] + ' ' + after[:40]))}")
-    feats.append(f"size-after={bool(SIZE_AFTER_RE.match(after[:24]))}")
-    feats.append(f"setting-before={bool(SETTING_BEFORE_RE.search(before[-30:]))}")
-    feats.append(f"respectively={bool(RESPECTIVELY_RE.search(text[a:b]))}")
-    near = [m for m in mentions if a <= m.start < b]
-    for m in near:
-        if 0 <= number.start - m.end <= 25:
-            feats.append(f"ment-before={m.type}")
-        if 0 <= m.start - number.end <= 25:
-            feats.append(f"ment-after={m.type}")
-    feats.append(f"sent-mentions={min(len(near), 3)}")
-    return feats
-
-
-def classify(feats: list[str], number: Number, weights: dict[str, list[float]] | None,
-             threshold: float) -> tuple[str, float]:
-    """(kind or `none`, probability): the learned model's pick when it has weights, else the rules."""
-    if weights is None:
-        return rule_kind(feats, number), 1.0
-    scores = [0.0] * len(LABELS)
-    for f in feats:
-        row = weights.get(f)
-        if row:
-            scores = [s + w for s, w in zip(scores, row, strict=True)]
-    top = max(scores)
-    exp = [math.exp(s - top) for s in scores]
-    probs = [e / sum(exp) for e in exp]
-    p_result = 1.0 - probs[0]
-    if p_result < threshold:
-        return "none", p_result
-    best = max(range(1, len(LABELS)), key=lambda i: probs[i])
-    return LABELS[best], p_result
-
-
-def rule_kind(feats: list[str], number: Number) -> str:
-    """The kind by the unit and the cues around the number; `none` for bare integers with no cue."""
-    flags = set(feats)
-    digits = number.value.replace(",", "")
-    delta = "delta-before=True" in flags or "delta-after=True" in flags or number.signed
     if number.unit in RATIO_UNITS:
         return "ratio"
-    if number.unit in DELTA_UNITS or number.unit == "points" and delta:
-        return "delta"
     if not number.unit and "." not in digits and not number.signed and number.number is not None:
-        return "none"   # a bare integer is nearly always a count
+        return "none"
+    if TO_BEFORE_RE.search(before) and not number.signed:
+        return "absolute"
+    delta = bool(DELTA_BEFORE_RE.search(before[-60:]) or DELTA_AFTER_RE.match(after)) or number.signed
+    if number.unit in DELTA_UNITS or (number.unit == "points" and delta):
+        return "delta"
     if delta and number.unit == "%":
-        return "ratio" if "cost=True" in flags else "delta"
-    return "delta" if number.signed else "absolute"
+        return "ratio" if COST_RE.search(before[-50:] + " " + after[:30]) else "delta"
+    return "delta" if delta else "absolute"
+
+
+def _share_kinds(text: str, found: list[tuple[Number, int, str]]) -> list[tuple[Number, int, str]]:
+    """A number listed right after another of its sentence with the same unit (`by 7.8% in X and 4.6%
+    in Y`, `11% (PPO) and 18% (A2C) higher`) is a result of the same kind: the list's cue word is
+    written once, before the first or after the last."""
+    out = list(found)
+    for i in range(1, len(out)):
+        (prev, ps, pk), (cur, cs, ck) = out[i - 1], out[i]
+        gap = text[prev.end:cur.start]
+        if ps == cs and prev.unit == cur.unit and len(gap) <= 45 and LIST_GAP_RE.fullmatch(gap):
+            kinds = {pk, ck}
+            if kinds in ({"absolute", "delta"}, {"absolute", "ratio"}):
+                shared = ck if pk == "absolute" else pk
+                out[i - 1], out[i] = (prev, ps, shared), (cur, cs, shared)
+    return out
 
 
 def link(text: str, number: Number, kind: str, bounds: tuple[int, int], mentions: list[Ent],

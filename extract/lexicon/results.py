@@ -15,7 +15,9 @@ WORD_RATIO_RE = re.compile(
     r"\b(?P<word>two|three|four|five|six|seven|eight|nine|ten|twenty|a hundred|hundred)"
     r"(?P<unit>(?:\s+orders?\s+of\s+magnitude)|(?:\s+times)|(?:-fold))\b", re.I)
 # a range between two numbers: `95$--$99`, `5-10`, `10% to 25%`
-RANGE_SEP_RE = re.compile(r"\s*(?:\$--\$|\$-\$|---|--|-|\u2013|\u2014|\s+to\s+)\s*")
+RANGE_SEP_RE = re.compile(r"\s*(?:\$--\$|\$-\$|---|--|-|\u2013|\u2014)\s*")
+# `10% to 25%` is a range only with a unit on both sides (`Jaccard 0.4488 to 0.4983` is a change)
+RANGE_TO_RE = re.compile(r"\s+to\s+")
 
 # units written right after the number (longest first; `(?![A-Za-z])` keeps `7B` or `10k` out);
 # each with the unit name the record keeps
@@ -24,7 +26,7 @@ UNITS: list[tuple[str, str]] = [
     (r"\s?percentage\s+points?", "pp"), (r"\s?absolute\s+points?", "points"),
     (r"\s?percent(?:age)?", "%"), (r"\s?p\.p\.", "pp"), (r"\s?pp", "pp"), (r"\s?points?", "points"),
     (r"\s?\$\\times\$", "x"), (r"\s?\\times", "x"), (r"\s?\$\\mathbf\{\\times\}\$", "x"),
-    (r"\s?[x\u00d7X]", "x"), (r"\s?times", "x"), (r"-?fold", "x"),
+    (r"\s?[x\u00d7X](?![\d-])", "x"), (r"\s?times", "x"), (r"-?fold", "x"),
     (r"\$\^\\circ\$", "deg"), (r"\s?deg(?:rees)?", "deg"),
     (r"\s?dB", "dB"), (r"\s?ms", "ms"), (r"\s?FPS", "FPS"), (r"\s?fps", "FPS"),
     (r"\s?(?:tokens|tok)(?:/s|\s+per\s+second)", "tok/s"), (r"\s?req/s", "req/s"),
@@ -49,18 +51,22 @@ SIZE_AFTER_RE = re.compile(
     r"countr|site|hospital|center|centre|annotator|rater|k\b))", re.I)
 # just before a number: a setting, a bound or a reference, not a result
 SETTING_BEFORE_RE = re.compile(
-    r"(?:[=<>\u2264\u2265\u2248]|\\leq?|\\geq?|\\le|\\ge|\\approx|\bO\(|\btop-?|\bk\s*|\bn\s*|\bTable|"
+    r"(?:\b[a-zA-Z]\s*=|\\[a-z]+\s*=|[<>\u2264\u2265]|\\leq?|\\geq?|\\le|\\ge|\bO\(|\btop-?|\bTable|"
     r"\bFig\.?|\bFigure|\bSection|\bEq\.?|\bversion|\bv|\blevel|\bstage|\bphase|\bstep|\blayer|"
-    r"\bround|\bday|\bin|\bsince|\bby the year|\bfrom the year|\bepoch|\bwindow of|\bbudget of|"
-    r"\brank|\bsize of|\bbatch size|\blearning rate|\btemperature|\bwith|\busing|\bfirst|\blast|"
-    r"\bonly|\bjust)\s*[~$({\\]*\s*$", re.I)
+    r"\bround|\bday|\bsince|\bepoch|\bwindow of|\bbudget of|\brank|\bsize of|\bbatch size|"
+    r"\blearning rate|\btemperature)\s*[~$({\\]*\s*$", re.I)
 # markup or words allowed between `$` and the number (`$\sim$60`, `$\approx 95$`)
 APPROX_RE = re.compile(r"(?:\$?\\sim\$?|\$?\\approx\$?|~|\u223c|\u2248)\s*$")
 # words for a change, before the number in its clause (`improves ... by`, `a gain of`)
 DELTA_BEFORE_RE = re.compile(
     r"\b(?:by|gains?|improv\w*|boost\w*|increas\w*|outperform\w*|surpass\w*|exceed\w*|advanc\w*|"
     r"decreas\w*|reduc\w*|lower\w*|cut\w*|drop\w*|degrad\w*|rais\w*|lift\w*|enhanc\w*|margin|"
-    r"delta|up to|higher|better|relative)\b[^.;]{0,40}$", re.I)
+    r"delta|higher|better|relative)\b[^.;]{0,40}$", re.I)
+# a score something reaches, not a change: `improves accuracy to 64.3%`, `from 78% to 88%`
+TO_BEFORE_RE = re.compile(r"\b(?:to|from|reaches|reaching|reach|achieves|achieving|attains)\s*[~$\\sim]*\s*$",
+                          re.I)
+# what may stand between two numbers of one list (`7.8% in PSNR, 12.2% in SSIM, and`, `11% (PPO) and`)
+LIST_GAP_RE = re.compile(r"[^.;0-9]*?(?:,|\band\b|\bor\b|/)[^.;0-9]*")
 DELTA_AFTER_RE = re.compile(
     r"^\s*(?:\)|\$)?\s*(?:absolute\s+|relative\s+|average\s+|on\s+average\s+|points?\s+)?"
     r"(?:improvement|gains?|increase|boost|higher|better|lower|reduction|decrease|drop|more|less|fewer|"
