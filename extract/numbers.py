@@ -23,6 +23,8 @@ from paperkg.extract.lexicon.results import (
 )
 
 NUMBER_RE = re.compile(NUMBER)
+# `from 40% to 1%` is two numbers, not a range
+FROM_BEFORE_RE = re.compile(r"\bfrom\s+(?:about\s+|approximately\s+)?[$~\\sim]*$", re.I)
 # a number glued to what comes before it is part of a name or markup (`GPT-4`, `pass@1`, `x^{2}`)
 _GLUED_BEFORE = set("_@/.^{}#'")
 _SIGNS = {"+": 1.0, "-": -1.0, "\u2212": -1.0, "\u00b1": 1.0}
@@ -82,13 +84,12 @@ def read_number(text: str, s: int, e: int) -> Number | None:
     unit, end = _unit(text, end)
     # a range: `95$--$99\%`, `5-10%`, `10% to 25%` (not `from 40% to 1%`: two numbers)
     sep = RANGE_SEP_RE.match(text, end) or (RANGE_TO_RE.match(text, end) if unit else None)
-    if sep and not re.search(r"\bfrom\s+(?:about\s+|approximately\s+)?[$~\\sim]*$", text[max(0, start - 30):start],
-                             re.I):
+    if sep and not FROM_BEFORE_RE.search(text[max(0, start - 30):start]):
         second = NUMBER_RE.match(text, sep.end())
         if second and (second.end() >= len(text) or not text[second.end()].isalpha()
                        or UNIT_RE.match(text, second.end())):
             unit2, end2 = _unit(text, second.end())
-            if (not unit or not unit2 or unit == unit2) and (unit2 or not sep.group().strip() == "to"):
+            if (not unit or not unit2 or unit == unit2) and (unit2 or sep.group().strip() != "to"):
                 upper = _float(second.group())
                 unit, end = unit2 or unit, end2
     value = text[start:end]

@@ -1,8 +1,8 @@
 """Which of an abstract's mentions a reported result belongs to: its subject, benchmark and metric
 (the learned linker of `extract/results.py`), beside the rules it starts from.
 
-Every distinct name of the right types in the abstract is a candidate for each role (a method's short
-form is named by its long form, as the results gold names it). A small logistic model scores each
+Every distinct name of the right types in the abstract is a candidate for each role (a short form is
+named by its long form, as the results gold names it). A small logistic model scores each
 (result, candidate) pair from where the candidate's nearest occurrence sits (same sentence, before or
 after, how far, how many other results between, the words between), how the abstract uses it (the
 paper's own method, how often it occurs, a `respectively` list whose order matches) and whether the
@@ -30,11 +30,11 @@ def _bin(value: int, cuts: Sequence[int]) -> str:
 
 
 def candidates(mentions: Sequence, role: str, canon: dict[str, str]) -> dict[str, list]:
-    """Candidate name -> its occurrences (mentions of the role's types), in text order."""
+    """Candidate name (a short form's long form) -> its occurrences (mentions of the role's types)."""
     out: dict[str, list] = {}
     for m in mentions:
         if m.type in ROLES[role]:
-            name = canon.get(m.surface, m.surface) if role == "subject" else m.surface
+            name = canon.get(m.surface, m.surface)
             out.setdefault(name, []).append(m)
     return out
 
@@ -48,9 +48,10 @@ def _sentence_of(sentences: Sequence[tuple[int, int]], pos: int) -> int:
 
 def pair_features(text: str, sentences: Sequence[tuple[int, int]], number, kind: str, role: str, name: str,
                   occurrences: list, n_candidates: int, others: Sequence[int], main: str | None,
-                  rule_pick: str | None) -> list[str]:
+                  rule_pick: str | None, nearer: int = 0) -> list[str]:
     """Features of one (result, candidate) pair; `others` are the starts of the abstract's other
-    results."""
+    results, `nearer` how many other candidates of the role sit nearer the number on the same side in
+    its sentence."""
     sent = _sentence_of(sentences, number.start)
     sent_of = [_sentence_of(sentences, o.start) for o in occurrences]
     same = [o for o, s in zip(occurrences, sent_of, strict=True) if s == sent]
@@ -70,7 +71,8 @@ def pair_features(text: str, sentences: Sequence[tuple[int, int]], number, kind:
              f"chars={_bin(hi - lo, (3, 12, 30, 80, 200))}|{sdist}", f"between={min(between, 2)}|{sdist}",
              f"n_cands={min(n_candidates, 3)}", f"occurs={min(len(occurrences), 3)}", f"kind={kind}",
              f"rule={name == rule_pick}", f"rule={name == rule_pick}|n_cands={min(n_candidates, 3)}",
-             f"main={name == main}", f"same_sentence_occurs={min(len(same), 2)}"]
+             f"main={name == main}", f"same_sentence_occurs={min(len(same), 2)}",
+             f"nearer={min(nearer, 2)}|{'after' if after else 'before'}|{sdist}"]
     if sdist == "0":
         feats.append("gap=" + (" ".join(gap_words) if len(gap_words) <= 3 else "long") + f"|{feats[1]}")
         feats += [f"gapw={w}" for w in gap_words[:6]]
@@ -79,6 +81,25 @@ def pair_features(text: str, sentences: Sequence[tuple[int, int]], number, kind:
         feats.append(f"baseline_cue={bool(cue)}")
         feats.append(f"respectively={bool(RESPECTIVELY_RE.search(text[a:sentences[sent][1]]))}")
     return [f"{role}:{f}" for f in feats]
+
+
+def nearness(sentences: Sequence[tuple[int, int]], number, cands: dict[str, list]) -> dict[str, int]:
+    """Candidate -> how many other candidates' occurrences sit between it and the number on the same
+    side in the number's sentence (0: the nearest before, or the nearest after)."""
+    sent = sentences[_sentence_of(sentences, number.start)] if sentences else (0, number.end + 10**9)
+    before, after = [], []
+    for name, occs in cands.items():
+        for o in occs:
+            if sent[0] <= o.start < sent[1]:
+                if o.end <= number.start:
+                    before.append((number.start - o.end, name))
+                elif o.start >= number.end:
+                    after.append((o.start - number.end, name))
+    ranks: dict[str, int] = {}
+    for side in (before, after):
+        for rank, (_d, name) in enumerate(sorted(side)):
+            ranks[name] = min(ranks.get(name, rank), rank)
+    return ranks
 
 
 def score(feats: list[str], weights: dict[str, list[float]]) -> float:
@@ -105,9 +126,10 @@ def learned_links(text: str, sentences: Sequence[tuple[int, int]], number, kind:
     for role in ROLES:
         cands = candidates(mentions, role, canon)
         best, best_p, top = None, thresholds[role], 0.0
+        ranks = nearness(sentences, number, cands)
         for name, occs in cands.items():
             p = score(pair_features(text, sentences, number, kind, role, name, occs, len(cands), others, main,
-                                    rule.get(role)), weights)
+                                    rule.get(role), ranks.get(name, 0)), weights)
             top = max(top, p)
             if p >= best_p:
                 best, best_p = name, p

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from spacy.tokens import Doc
@@ -135,6 +135,20 @@ def find_results(text: str, sentences: list[tuple[int, int]], mentions: list[Ent
                                  sentence=sent, display=number.display, number=number.number,
                                  upper=number.upper, unit=number.unit, confidence=round(confidence, 4),
                                  **links))
+    return _share_metrics(text, out)
+
+
+def _share_metrics(text: str, results: list[ResultMention]) -> list[ResultMention]:
+    """Numbers of one list (`77.8 and 80.4 rank-1 accuracy`) measure the same thing: one named only
+    once takes the metric of its neighbour in the list."""
+    out = list(results)
+    for i in range(1, len(out)):
+        prev, cur = out[i - 1], out[i]
+        gap = text[prev.end:cur.start]
+        if (prev.sentence == cur.sentence and prev.unit == cur.unit and len(gap) <= 20
+                and LIST_GAP_RE.fullmatch(gap) and (prev.metric is None) != (cur.metric is None)):
+            metric = prev.metric or cur.metric
+            out[i - 1], out[i] = replace(prev, metric=metric), replace(cur, metric=metric)
     return out
 
 

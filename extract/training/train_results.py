@@ -123,10 +123,11 @@ def link_examples(inp: dict, rec: dict) -> list[tuple[list[str], int]]:
         others = [n.start for n, _ in matched if n is not number]
         for role in L.ROLES:
             cands = L.candidates(mentions, role, canon)
+            ranks = L.nearness(sentences, number, cands)
             target = _norm(gold.get(role))
             for name, occs in cands.items():
                 feats = L.pair_features(text, sentences, number, gold["kind"], role, name, occs, len(cands),
-                                        others, inp["main"], rule.get(role))
+                                        others, inp["main"], rule.get(role), ranks.get(name, 0))
                 out.append((feats, int(_norm(name) == target)))
     return out
 
