@@ -42,8 +42,8 @@ from paperkg.extract.lexicon.results import (
     TO_BEFORE_RE,
     YEAR_RE,
 )
-from paperkg.extract.numbers import Number, find_numbers
-from paperkg.extract.result_links import learned_links
+from paperkg.extract.numbers import FROM_BEFORE_RE, Number, find_numbers
+from paperkg.extract.result_links import ROLES, learned_links
 from paperkg.graph.records import ResultMention
 
 if not Doc.has_extension("paperkg_results"):
@@ -118,6 +118,7 @@ def find_results(text: str, sentences: list[tuple[int, int]], mentions: list[Ent
         if kind != "none":
             found.append((number, sent, kind))
     found = _share_kinds(text, found)
+    listed = respectively_links(text, found, sentences, mentions, canon)
     out = []
     for number, sent, kind in found:
         bounds = sentences[sent] if sentences else (0, len(text))
@@ -129,13 +130,46 @@ def find_results(text: str, sentences: list[tuple[int, int]], mentions: list[Ent
             learned, confidence = learned_links(text, sentences, number, kind, mentions, canon, main, others,
                                                 links, model["links"], model["link_threshold"])
             links.update(learned)
-            if links["baseline"] == links["subject"]:
-                links["baseline"] = None
+        links.update(listed.get(number.start, {}))
+        if FROM_BEFORE_RE.search(text[max(0, number.start - 30):number.start]):
+            # `improves PSNR from 26.10 to 28.36`: the first is the score before, not the subject's
+            links["subject"] = links["baseline"]
+        if links["baseline"] == links["subject"]:
+            links["baseline"] = None
         out.append(ResultMention(value=number.value, kind=kind, start=number.start, end=number.end,
                                  sentence=sent, display=number.display, number=number.number,
                                  upper=number.upper, unit=number.unit, confidence=round(confidence, 4),
                                  **links))
     return _share_metrics(text, out)
+
+
+def respectively_links(text: str, found: list[tuple[Number, int, str]], bounds: list[tuple[int, int]],
+                       mentions: list[Ent], canon: dict[str, str]) -> dict[int, dict[str, str]]:
+    """`77.8 and 80.4 on Gait3D and GREW, respectively`: the numbers of a list followed by
+    `respectively` take the names of an equally long list of one role in their sentence, in order
+    (the names after the numbers, else before them). Number start -> {role: name}."""
+    out: dict[int, dict[str, str]] = {}
+    groups: list[list[tuple[Number, int]]] = []
+    for number, sent, _kind in found:
+        last = groups[-1][-1] if groups else None
+        if last and last[1] == sent and LIST_GAP_RE.fullmatch(text[last[0].end:number.start]):
+            groups[-1].append((number, sent))
+        else:
+            groups.append([(number, sent)])
+    for group in groups:
+        a, b = bounds[group[0][1]] if bounds else (0, len(text))
+        first, last = group[0][0], group[-1][0]
+        if len(group) < 2 or not RESPECTIVELY_RE.search(text[last.end:b]):
+            continue
+        for role, types in ROLES.items():
+            for side in ([m for m in mentions if last.end <= m.start < b],
+                         [m for m in mentions if a <= m.start and m.end <= first.start]):
+                names = list(dict.fromkeys(canon.get(m.surface, m.surface) for m in side if m.type in types))
+                if len(names) == len(group):
+                    for (number, _s), name in zip(group, names, strict=True):
+                        out.setdefault(number.start, {})[role] = name
+                    break
+    return out
 
 
 def _share_metrics(text: str, results: list[ResultMention]) -> list[ResultMention]:
@@ -217,10 +251,8 @@ def link(text: str, number: Number, kind: str, bounds: tuple[int, int], mentions
     a, b = bounds
     near = [m for m in mentions if a <= m.start and m.end <= b]
     order = [n.start for n in same_sentence]
-    respectively = RESPECTIVELY_RE.search(text[number.end:b]) is not None
-    benchmark = _pick(text, number, [m for m in near if m.type in BENCHMARK_TYPES], order, respectively,
-                      after_only=True)
-    metric = _pick(text, number, [m for m in near if m.type == "Metric"], order, respectively)
+    benchmark = _pick(text, number, [m for m in near if m.type in BENCHMARK_TYPES], order, after_only=True)
+    metric = _pick(text, number, [m for m in near if m.type == "Metric"], order)
     baseline = None
     methods = [m for m in near if m.type in SUBJECT_TYPES]
     if kind != "absolute":
@@ -244,18 +276,12 @@ def link(text: str, number: Number, kind: str, bounds: tuple[int, int], mentions
     return {"subject": subject, "benchmark": benchmark, "metric": metric, "baseline": baseline}
 
 
-def _pick(text: str, number: Number, cands: list[Ent], order: list[int], respectively: bool,
-          after_only: bool = False) -> str | None:
-    """The mention of `cands` that goes with `number`: by position in a `respectively` list; else the
-    one right after it (a few words, no other number between); else, for metrics, the nearest before it
-    in its clause."""
+def _pick(text: str, number: Number, cands: list[Ent], order: list[int], after_only: bool = False
+          ) -> str | None:
+    """The mention of `cands` that goes with `number`: the one right after it (a few words, no other
+    number between); else, for metrics, the nearest before it in its clause."""
     if not cands:
         return None
-    if respectively and len(order) > 1:
-        after = [m for m in cands if m.start > order[0]] or cands
-        names = list(dict.fromkeys(m.surface for m in after))
-        if len(names) == len(order):
-            return names[order.index(number.start)]
     nxt = [n for n in order if n > number.start]
     limit = min(nxt) if nxt else len(text)
     for m in cands:
