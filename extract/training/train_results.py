@@ -77,12 +77,13 @@ def gold_inputs(records: list[dict]) -> list[dict]:
     return out
 
 
-def predicted_inputs(records: list[dict]) -> list[dict]:
-    """Per record: what the shipped default pipeline finds (mentions, aliases, its relations' head)."""
+def predicted_inputs(records: list[dict], model_dir: Path | None = None) -> list[dict]:
+    """Per record: what the default pipeline finds (mentions, aliases, its relations' head) with the
+    entity and relation models of `model_dir` (the shipped ones by default)."""
     from paperkg.extract.pipeline import Extractor
 
     out = []
-    extractor = Extractor()
+    extractor = Extractor(ner_path="none", model_dir=model_dir)
     for ex in extractor.extract((r["id"], r["abstract"]) for r in records):
         mentions = [RS.Ent(m.start, m.end, m.type, m.text) for m in ex.mentions]
         intro = {(m.start, m.end) for m in ex.mentions if m.introduced}
@@ -208,10 +209,19 @@ def write_model(model: dict, path: Path = OUT) -> None:
     """The model as compact JSON (weights rounded to 5 digits), with how it was trained."""
     out = {"meta": {"trained_on": "results_train.jsonl", "seed": SEED,
                                                 "epochs": EPOCHS, "l2": L2, "lr": LR}}
-    for key, val in model.items():
-        out[key] = ({f: [round(w, 5) for w in row] for f, row in sorted(val.items())}
-                    if isinstance(val, dict) else val)
+    out["link_threshold"] = model["link_threshold"]
+    out["links"] = {f: [round(w, 5) for w in row] for f, row in sorted(model["links"].items())}
     path.write_text(json.dumps(out, separators=(",", ":")) + "\n", encoding="utf-8")
+
+
+def train_and_write(gold: Path = GOLD, out: Path = OUT) -> dict:
+    """Train the linker on `results_train.jsonl` over the mentions the models beside `out` find, and
+    write it to `out` (what `python -m paperkg.extract.training` runs after the entity models)."""
+    records = data.read_jsonl(gold / "results_train.jsonl")
+    model = train(predicted_inputs(records, out.parent), records)
+    write_model(model, out)
+    print(f"results linker: {len(model['links'])} features -> {out}", file=sys.stderr)
+    return model
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -225,9 +235,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     records = data.read_jsonl(Path(args.gold) / "results_train.jsonl")
     if not args.cv:
-        model = train(predicted_inputs(records), records)
-        write_model(model, Path(args.out))
-        print(f"results linker: {len(model['links'])} features -> {args.out}", file=sys.stderr)
+        train_and_write(Path(args.gold), Path(args.out))
         return
     kinds = ("gold", "predicted") if args.entities == "both" else (args.entities,)
     for kind in kinds:
