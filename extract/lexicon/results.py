@@ -54,7 +54,7 @@ SETTING_BEFORE_RE = re.compile(
     r"(?:\b[a-zA-Z]\s*=|\\[a-z]+\s*=|[<>\u2264\u2265]|\\leq?|\\geq?|\\le|\\ge|\bO\(|\btop-?|\bTable|"
     r"\bFig\.?|\bFigure|\bSection|\bEq\.?|\bversion|\bv|\blevel|\bstage|\bphase|\bstep|\blayer|"
     r"\bround|\bday|\bsince|\bepoch|\bwindow of|\bbudget of|\brank|\bsize of|\bbatch size|"
-    r"\blearning rate|\btemperature)\s*[~$({\\]*\s*$", re.I)
+    r"\blearning rate|\btemperature)\s*(?:of|=|:|is|at)?\s*[~$({\\]*\s*$", re.I)
 # markup or words allowed between `$` and the number (`$\sim$60`, `$\approx 95$`)
 APPROX_RE = re.compile(r"(?:\$?\\sim\$?|\$?\\approx\$?|~|\u223c|\u2248)\s*$")
 # words for a change, before the number in its clause (`improves ... by`, `a gain of`)
