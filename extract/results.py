@@ -40,6 +40,8 @@ from paperkg.extract.lexicon.results import (
     RESPECTIVELY_RE,
     SETTING_BEFORE_RE,
     SIZE_AFTER_RE,
+    SPREAD_AFTER_RE,
+    SPREAD_BEFORE_RE,
     TO_BEFORE_RE,
     YEAR_RE,
 )
@@ -198,7 +200,7 @@ def _sentence_of(sentences: list[tuple[int, int]], pos: int) -> int:
 def refused(text: str, number: Number, mentions: list[Ent]) -> bool:
     """The guideline's never-results: a number inside a mention (a name: `AIME 2024`, `Llama 3 8B`), a
     size or count right after it (`7 B`, `10k images`, `16 frames`), a setting or bound before it
-    (`k = 8`, `top-5`, `O(n`), a year."""
+    (`k = 8`, `top-5`, `O(n`), a spread or interval (`+- 0.04`, `95% CI`), a year."""
     if any(m.start < number.end and number.start < m.end for m in mentions):
         return True
     after = text[number.end:number.end + 24]
@@ -206,6 +208,8 @@ def refused(text: str, number: Number, mentions: list[Ent]) -> bool:
         return True
     before = text[max(0, number.start - 30):number.start]
     if SETTING_BEFORE_RE.search(before) and not number.unit:
+        return True
+    if SPREAD_BEFORE_RE.search(before) or SPREAD_AFTER_RE.match(after):
         return True
     return bool(YEAR_RE.match(number.value)) and not number.unit
 

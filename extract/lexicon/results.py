@@ -55,6 +55,9 @@ SETTING_BEFORE_RE = re.compile(
     r"\bFig\.?|\bFigure|\bSection|\bEq\.?|\bversion|\bv|\blevel|\bstage|\bphase|\bstep|\blayer|"
     r"\bround|\bday|\bsince|\bepoch|\bwindow of|\bbudget of|\brank|\bsize of|\bbatch size|"
     r"\blearning rate|\btemperature)\s*(?:of|=|:|is|at)?\s*[~$({\\]*\s*$", re.I)
+# a spread or an interval, not a result: `0.70 +- 0.04`, `$\pm 1.2$`, `95% CI`
+SPREAD_BEFORE_RE = re.compile(r"(?:\+-|\+/-|\\pm|\u00b1)\s*\$?\s*$")
+SPREAD_AFTER_RE = re.compile(r"^\s*(?:CI|confidence interval)\b")
 # markup or words allowed between `$` and the number (`$\sim$60`, `$\approx 95$`)
 APPROX_RE = re.compile(r"(?:\$?\\sim\$?|\$?\\approx\$?|~|\u223c|\u2248)\s*$")
 # words for a change, before the number in its clause (`improves ... by`, `a gain of`)
@@ -75,7 +78,7 @@ DELTA_AFTER_RE = re.compile(
 COST_RE = re.compile(
     r"\b(?:time|latency|memory|cost|costs|compute|computation\w*|FLOPs?|energy|power|speed\w*|throughput|"
     r"faster|slower|cheaper|parameters?|storage|footprint|overhead|emissions?|tokens?|calls?|"
-    r"evaluations?|bandwidth|runtime|wall-clock|GPU hours|samples|queries|data|size|fewer|less)\b", re.I)
+    r"evaluations?|bandwidth|runtime|wall-clock|GPU hours|queries)\b", re.I)
 # a comparison before a baseline (`over X`, `than X`, `compared to X`)
 BASELINE_BEFORE_RE = re.compile(
     r"\b(?:over|than|vs\.?|versus|against|compared (?:to|with)|relative to|outperform\w*|surpass\w*|"
