@@ -12,7 +12,6 @@ stays empty (most results name no benchmark). Pure functions over plain values, 
 
 from __future__ import annotations
 
-import itertools
 import math
 import re
 from collections.abc import Sequence
@@ -20,7 +19,6 @@ from collections.abc import Sequence
 from paperkg.extract.lexicon.results import BASELINE_BEFORE_RE, RESPECTIVELY_RE
 
 ROLES = {"subject": ("Method", "Model"), "benchmark": ("Dataset", "Benchmark"), "metric": ("Metric",)}
-_LIST_RE = re.compile(r"\s*(?:,|/|&|\band\b|\bor\b)\s*(?:and\s+|or\s+)?(?:the\s+)?")
 _WORD_RE = re.compile(r"[A-Za-z]+|\d+|[^\sA-Za-z\d]")
 
 
@@ -50,11 +48,10 @@ def _sentence_of(sentences: Sequence[tuple[int, int]], pos: int) -> int:
 
 def pair_features(text: str, sentences: Sequence[tuple[int, int]], number, kind: str, role: str, name: str,
                   occurrences: list, n_candidates: int, others: Sequence[int], main: str | None,
-                  rule_pick: str | None, nearer: int = 0, listed: bool = False) -> list[str]:
+                  rule_pick: str | None, nearer: int = 0) -> list[str]:
     """Features of one (result, candidate) pair; `others` are the starts of the abstract's other
     results, `nearer` how many other candidates of the role sit nearer the number on the same side in
-    its sentence, `listed` whether it is named in a list with another candidate (`on A, B and C`: a
-    number said of such a list is an average, with no one benchmark)."""
+    its sentence."""
     sent = _sentence_of(sentences, number.start)
     sent_of = [_sentence_of(sentences, o.start) for o in occurrences]
     same = [o for o, s in zip(occurrences, sent_of, strict=True) if s == sent]
@@ -75,8 +72,7 @@ def pair_features(text: str, sentences: Sequence[tuple[int, int]], number, kind:
              f"n_cands={min(n_candidates, 3)}", f"occurs={min(len(occurrences), 3)}", f"kind={kind}",
              f"rule={name == rule_pick}", f"rule={name == rule_pick}|n_cands={min(n_candidates, 3)}",
              f"main={name == main}", f"same_sentence_occurs={min(len(same), 2)}",
-             f"nearer={min(nearer, 2)}|{'after' if after else 'before'}|{sdist}",
-             f"listed={listed}|{sdist}"]
+             f"nearer={min(nearer, 2)}|{'after' if after else 'before'}|{sdist}"]
     if sdist == "0":
         feats.append("gap=" + (" ".join(gap_words) if len(gap_words) <= 3 else "long") + f"|{feats[1]}")
         feats += [f"gapw={w}" for w in gap_words[:6]]
@@ -106,16 +102,6 @@ def nearness(sentences: Sequence[tuple[int, int]], number, cands: dict[str, list
     return ranks
 
 
-def listed_names(text: str, cands: dict[str, list]) -> set[str]:
-    """Candidates named next to another one in a list (`GSM8K, MATH and AIME`)."""
-    occs = sorted((o.start, o.end, name) for name, os in cands.items() for o in os)
-    out: set[str] = set()
-    for (_a, end, name), (start, _b, other) in itertools.pairwise(occs):
-        if name != other and _LIST_RE.fullmatch(text[end:start]):
-            out |= {name, other}
-    return out
-
-
 def score(feats: list[str], weights: dict[str, list[float]]) -> float:
     """P(the candidate fills the role) under the 2-label model."""
     s0 = s1 = 0.0
@@ -141,10 +127,9 @@ def learned_links(text: str, sentences: Sequence[tuple[int, int]], number, kind:
         cands = candidates(mentions, role, canon)
         best, best_p, top = None, thresholds[role], 0.0
         ranks = nearness(sentences, number, cands)
-        listed = listed_names(text, cands)
         for name, occs in cands.items():
             p = score(pair_features(text, sentences, number, kind, role, name, occs, len(cands), others, main,
-                                    rule.get(role), ranks.get(name, 0), name in listed), weights)
+                                    rule.get(role), ranks.get(name, 0)), weights)
             top = max(top, p)
             if p >= best_p:
                 best, best_p = name, p

@@ -125,12 +125,10 @@ def link_examples(inp: dict, rec: dict) -> list[tuple[list[str], int]]:
         for role in L.ROLES:
             cands = L.candidates(mentions, role, canon)
             ranks = L.nearness(sentences, number, cands)
-            listed = L.listed_names(text, cands)
             target = _norm(gold.get(role))
             for name, occs in cands.items():
                 feats = L.pair_features(text, sentences, number, gold["kind"], role, name, occs, len(cands),
-                                        others, inp["main"], rule.get(role), ranks.get(name, 0),
-                                        name in listed)
+                                        others, inp["main"], rule.get(role), ranks.get(name, 0))
                 out.append((feats, int(_norm(name) == target)))
     return out
 
