@@ -12,11 +12,38 @@ stays empty (most results name no benchmark). Pure functions over plain values, 
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from paperkg.extract.lexicon.results import BASELINE_BEFORE_RE, RESPECTIVELY_RE
+
+FILE_NAME = "results.json"
+
+
+@dataclass
+class Linker:
+    """The learned linker as `model/results.json` holds it: feature -> [weight for no, for yes], the
+    threshold of each role, and how it was trained."""
+
+    weights: dict[str, list[float]]
+    thresholds: dict[str, float]
+    meta: dict = field(default_factory=dict)
+
+    @classmethod
+    def from_disk(cls, path: str | Path) -> Linker:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        return cls(data["links"], data["link_threshold"], data.get("meta", {}))
+
+    def to_disk(self, path: str | Path) -> None:
+        """Compact JSON, weights rounded to 5 digits (the same bytes for the same weights)."""
+        out = {"meta": self.meta, "link_threshold": self.thresholds,
+               "links": {f: [round(w, 5) for w in row] for f, row in sorted(self.weights.items())}}
+        Path(path).write_text(json.dumps(out, separators=(",", ":")) + "\n", encoding="utf-8")
+
 
 ROLES = {"subject": ("Method", "Model"), "benchmark": ("Dataset", "Benchmark"), "metric": ("Metric",)}
 _WORD_RE = re.compile(r"[A-Za-z]+|\d+|[^\sA-Za-z\d]")
@@ -115,8 +142,7 @@ def score(feats: list[str], weights: dict[str, list[float]]) -> float:
 
 def learned_links(text: str, sentences: Sequence[tuple[int, int]], number, kind: str, mentions: Sequence,
                   canon: dict[str, str], main: str | None, others: Sequence[int], rule: dict,
-                  weights: dict[str, list[float]], thresholds: dict[str, float]
-                  ) -> tuple[dict[str, str | None], float]:
+                  linker: Linker) -> tuple[dict[str, str | None], float]:
     """subject / benchmark / metric by the learned linker, the best-scoring candidate over its role's
     threshold
     (else none), and the probability that all three choices are right (the product over the roles of
@@ -125,11 +151,11 @@ def learned_links(text: str, sentences: Sequence[tuple[int, int]], number, kind:
     confidence = 1.0
     for role in ROLES:
         cands = candidates(mentions, role, canon)
-        best, best_p, top = None, thresholds[role], 0.0
+        best, best_p, top = None, linker.thresholds[role], 0.0
         ranks = nearness(sentences, number, cands)
         for name, occs in cands.items():
             p = score(pair_features(text, sentences, number, kind, role, name, occs, len(cands), others, main,
-                                    rule.get(role), ranks.get(name, 0)), weights)
+                                    rule.get(role), ranks.get(name, 0)), linker.weights)
             top = max(top, p)
             if p >= best_p:
                 best, best_p = name, p

@@ -4,27 +4,27 @@
 Three steps, each a pure function over plain values so that training and cross-validation run them on
 gold mentions as well as on the pipeline's:
 - `extract/numbers.py` reads every number with its sign, range and unit (`$-37.3$pp`, `95$--$99\\%`);
-- `classify` decides whether a number is a result and of which kind (absolute, delta, ratio): the
-  refusals of the guideline first (numbers inside a mention's span are names: `GPT-4`, `AIME 2024`;
-  sizes `7B`, `10k images`; settings `k = 8`; years; bare counts), then a small logistic model over the
-  number's shape and the words around it (`model/results.json`, trained by
-  `python -m paperkg.extract.training.train_results`), or, without one (`rules` mode), unit and cue rules;
-- `link` names the result's subject, benchmark, metric and baseline among the mentions: a
-  `respectively` list pairs numbers and names in order, a name right after the number (`77.8 rank-1
-  accuracy`, `(MATH500)`, `on GSM8K`) beats one before it (`pass@1 of 71.3`), a baseline follows
-  `over`/`than`/`compared to`, and the subject is the nearest method before the number unless the
-  paper's own method is named in the sentence (then it), and the paper's own method when none is.
+- `refused` and `rule_kind` decide whether a number is a result and of which kind (absolute, delta,
+  ratio): the refusals of the guideline first (numbers inside a mention's span are names: `GPT-4`,
+  `AIME 2024`; sizes `7B`, `10k images`; settings `k = 8`; spreads `+- 0.04`; years; bare counts), then
+  the unit and the cue words around the number (a learned kind classifier lost to these rules in CV);
+- `link` names the result's subject, benchmark, metric and baseline among the mentions by rules (a name
+  right after the number, `77.8 rank-1 accuracy`, `(MATH500)`, `on GSM8K`, beats one before it, `pass@1
+  of 71.3`; a baseline follows `over`/`than`/`compared to`; the subject is the nearest method before the
+  number unless the paper's own method is named in the sentence, and the paper's own method when none
+  is); in `default` mode the learned linker (`result_links.py`, `model/results.json`, trained by
+  `python -m paperkg.extract.training.train_results`) then chooses subject, benchmark and metric with
+  the rules' answer as one of its features; a `respectively` list pairs numbers and names in order,
+  numbers of one list share a metric, and the first value of `from A to B` is the score before.
 
 Writes `doc._.paperkg_results`: one `ResultMention` per result, in text order.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from spacy.tokens import Doc
 
@@ -46,13 +46,13 @@ from paperkg.extract.lexicon.results import (
     YEAR_RE,
 )
 from paperkg.extract.numbers import FROM_BEFORE_RE, Number, find_numbers
-from paperkg.extract.result_links import ROLES, learned_links
+from paperkg.extract.result_links import FILE_NAME, ROLES, Linker, learned_links
+from paperkg.extract.weights import LearnedWeights
 from paperkg.graph.records import ResultMention
 
 if not Doc.has_extension("paperkg_results"):
     Doc.set_extension("paperkg_results", default=None)
 
-FILE_NAME = "results.json"
 SUBJECT_TYPES = ("Method", "Model")
 BENCHMARK_TYPES = ("Dataset", "Benchmark")
 
@@ -67,19 +67,16 @@ class Ent:
     surface: str
 
 
-class ResultFinder:
-    """Pipeline component `paperkg_results` (last: it reads the mentions, aliases and relations)."""
+class ResultFinder(LearnedWeights):
+    """Pipeline component `paperkg_results` (last: it reads the mentions, aliases and relations); the
+    learned linker, if loaded, is saved with the pipeline."""
+
+    weights_class = Linker
+    weights_file = FILE_NAME
 
     def __init__(self, name: str, *, path: str | None = None) -> None:
         self.name = name
-        self.model: dict | None = None
-        if path:
-            self.load(path)
-
-    def load(self, path: str | Path) -> ResultFinder:
-        """The learned classifier and linker (`model/results.json`)."""
-        self.model = json.loads(Path(path).read_text(encoding="utf-8"))
-        return self
+        self.model: Linker | None = Linker.from_disk(path) if path else None
 
     def __call__(self, doc: Doc) -> Doc:
         text = doc_text(doc)
@@ -107,9 +104,9 @@ def main_method(relations: list[list], mentions: list[Ent], introduced: set[tupl
 
 
 def find_results(text: str, sentences: list[tuple[int, int]], mentions: list[Ent], aliases: Iterable,
-                 main: str | None, model: dict | None = None) -> list[ResultMention]:
-    """The results of one abstract (see the module doc); `model` is the learned linker
-    (`model/results.json`: `links` weights and `link_threshold`), None for the rules alone."""
+                 main: str | None, model: Linker | None = None) -> list[ResultMention]:
+    """The results of one abstract (see the module doc); `model` is the learned linker, None for the
+    rules alone."""
     mentions = sorted(mentions, key=lambda m: (m.start, -m.end))
     canon = {short: long for long, short in aliases}
     found: list[tuple[Number, int, str]] = []
@@ -131,7 +128,7 @@ def find_results(text: str, sentences: list[tuple[int, int]], mentions: list[Ent
         if model is not None:
             others = [n.start for n, _, _ in found if n is not number]
             learned, confidence = learned_links(text, sentences, number, kind, mentions, canon, main, others,
-                                                links, model["links"], model["link_threshold"])
+                                                links, model)
             links.update(learned)
         links.update(listed.get(number.start, {}))
         if FROM_BEFORE_RE.search(text[max(0, number.start - 30):number.start]):

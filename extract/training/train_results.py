@@ -31,7 +31,7 @@ from paperkg.graph.records import result_json
 
 HERE = Path(__file__).resolve().parent
 GOLD = HERE / "gold"
-OUT = HERE.parent / "model" / RS.FILE_NAME
+OUT = HERE.parent / "model" / L.FILE_NAME
 SEED = 13
 EPOCHS = 20
 L2 = 1e-4
@@ -139,14 +139,15 @@ def _norm(value: str | None) -> str | None:
     return re.sub(r"[\u2010-\u2014\u2212\-\s]+", " ", value.casefold()).strip(" .,;:")
 
 
-def train(inputs: list[dict], records: list[dict], seed: int = SEED) -> dict:
-    """The linker trained on `records`, as `model/results.json` holds it."""
+def train(inputs: list[dict], records: list[dict], seed: int = SEED) -> L.Linker:
+    """The linker trained on `records`."""
     pairs = [ex for inp, rec in zip(inputs, records, strict=True) for ex in link_examples(inp, rec)]
-    return {"links": sparse.train_softmax(pairs, 2, epochs=EPOCHS, l2=L2, lr=LR, seed=seed, min_count=2),
-            "link_threshold": dict(LINK_THRESHOLDS)}
+    weights = sparse.train_softmax(pairs, 2, epochs=EPOCHS, l2=L2, lr=LR, seed=seed, min_count=2)
+    return L.Linker(weights, dict(LINK_THRESHOLDS), {"trained_on": "results_train.jsonl", "seed": seed,
+                                                      "epochs": EPOCHS, "l2": L2, "lr": LR})
 
 
-def predict(inputs: list[dict], records: list[dict], model: dict | None) -> dict[str, dict]:
+def predict(inputs: list[dict], records: list[dict], model: L.Linker | None) -> dict[str, dict]:
     """`paperkg extract`-shaped lines (id and results) for the records."""
     out = {}
     for inp, rec in zip(inputs, records, strict=True):
@@ -205,22 +206,13 @@ def _row_error(records: list[dict], preds: dict[str, dict]) -> dict:
             "wrong_value_subject_benchmark": loose, "row_error": round(loose / rows, 3) if rows else 0.0}
 
 
-def write_model(model: dict, path: Path = OUT) -> None:
-    """The model as compact JSON (weights rounded to 5 digits), with how it was trained."""
-    out = {"meta": {"trained_on": "results_train.jsonl", "seed": SEED,
-                                                "epochs": EPOCHS, "l2": L2, "lr": LR}}
-    out["link_threshold"] = model["link_threshold"]
-    out["links"] = {f: [round(w, 5) for w in row] for f, row in sorted(model["links"].items())}
-    path.write_text(json.dumps(out, separators=(",", ":")) + "\n", encoding="utf-8")
-
-
-def train_and_write(gold: Path = GOLD, out: Path = OUT) -> dict:
+def train_and_write(gold: Path = GOLD, out: Path = OUT) -> L.Linker:
     """Train the linker on `results_train.jsonl` over the mentions the models beside `out` find, and
     write it to `out` (what `python -m paperkg.extract.training` runs after the entity models)."""
     records = data.read_jsonl(gold / "results_train.jsonl")
     model = train(predicted_inputs(records, out.parent), records)
-    write_model(model, out)
-    print(f"results linker: {len(model['links'])} features -> {out}", file=sys.stderr)
+    model.to_disk(out)
+    print(f"results linker: {len(model.weights)} features -> {out}", file=sys.stderr)
     return model
 
 

@@ -4,7 +4,6 @@ sentences from real abstracts of the results gold."""
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from paperkg.extract import factories  # noqa: F401  (registers the components)
 from paperkg.extract.doc_utils import FINAL
 from paperkg.extract.numbers import display, find_numbers
 from paperkg.extract.pipeline import Extractor
+from paperkg.extract.result_links import Linker
 from paperkg.extract.results import Ent, ResultFinder, find_results
 from paperkg.extract.tokenizer import customize_tokenizer
 from paperkg.extract.training import train_results
@@ -104,7 +104,7 @@ def _sentences(text: str) -> list[tuple[int, int]]:
 
 def _results(text: str, names: dict[str, str], main: str | None = None, aliases: tuple = (),
              learned: bool = False) -> list:
-    model = json.loads(MODEL.read_text(encoding="utf-8")) if learned else None
+    model = Linker.from_disk(MODEL) if learned else None
     return find_results(text, _sentences(text), _ents(text, names), list(aliases), main, model)
 
 
@@ -214,7 +214,16 @@ def test_component_on_a_blank_pipeline() -> None:
 def test_component_loads_the_shipped_linker() -> None:
     nlp = spacy.blank("en")
     finder = nlp.add_pipe("paperkg_results", config={"path": str(MODEL)})
-    assert finder.model is not None and finder.model["links"]
+    assert finder.model is not None and finder.model.weights
+
+
+def test_the_linker_travels_with_a_saved_pipeline(tmp_path: Path) -> None:
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sentencizer")
+    nlp.add_pipe("paperkg_results", config={"path": str(MODEL)})
+    nlp.to_disk(tmp_path / "nlp")
+    loaded = spacy.load(tmp_path / "nlp").get_pipe("paperkg_results")
+    assert loaded.model == Linker.from_disk(MODEL)
 
 
 @pytest.fixture(scope="module")
