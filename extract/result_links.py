@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from paperkg.extract.lexicon.results import BASELINE_BEFORE_RE, RESPECTIVELY_RE
+from paperkg.extract.lexicon.results import BASELINE_BEFORE_RE, RESPECTIVELY_RE, RESULT_VERB_AFTER_RE
 
 FILE_NAME = "results.json"
 
@@ -104,6 +104,9 @@ def pair_features(text: str, sentences: Sequence[tuple[int, int]], number, kind:
         feats.append("gap=" + (" ".join(gap_words) if len(gap_words) <= 3 else "long") + f"|{feats[1]}")
         feats += [f"gapw={w}" for w in gap_words[:6]]
         feats += [f"pre{i}={w}" for i, w in enumerate(reversed(before_occ))]
+        if not after:
+            verb = RESULT_VERB_AFTER_RE.match(text[occ.end:occ.end + 60])
+            feats.append(f"verb_after={bool(verb)}|between={min(between, 1)}")
         cue = BASELINE_BEFORE_RE.search(text[max(a, occ.start - 40):occ.start])
         feats.append(f"baseline_cue={bool(cue)}")
         feats.append(f"respectively={bool(RESPECTIVELY_RE.search(text[a:sentences[sent][1]]))}")

@@ -88,3 +88,9 @@ BASELINE_BEFORE_RE = re.compile(
 RESPECTIVELY_RE = re.compile(r"\brespectively\b", re.I)
 # numbers of this kind are never results when bare: a year
 YEAR_RE = re.compile(r"^(?:19|20)\d\d$")
+# a name right before one of these is what the sentence's number is said of (`GMPO-7B outperforms`,
+# `AdaFocus delivers`, `Gemini 3 Pro attains`)
+RESULT_VERB_AFTER_RE = re.compile(
+    r"^[\s,)\]}]*(?:\([^()]{0,30}\)\s*)?(?:(?:also|further|consistently|significantly|still|only|even|"
+    r"then|thus)\s+)?(?:achiev|attain|reach|deliver|obtain|outperform|improv|yield|scor|reduc|increas|boost|"
+    r"surpass|exceed|gain|lower|cut|rais|match|show|demonstrat|record|set|peak|has|had|is|was)\w*", re.I)
