@@ -1,16 +1,17 @@
-"""Train and measure the results classifier (`extract/results.py`, shipped as `model/results.json`).
+"""Train and measure the results linker (`extract/result_links.py`, shipped as `model/results.json`).
 
     python -m paperkg.extract.training.train_results            # train on results_train, write the model
     python -m paperkg.extract.training.train_results --cv       # 5-fold CV (gold and predicted mentions)
     python -m paperkg.extract.training.train_results --cv --rules   # the same, rules instead of the model
 
-Trained on the 560 abstracts of `results_train.jsonl` only (never `results_dev.jsonl`), over the numbers
-`extract/numbers.py` reads and the refusals leave: each labelled with the kind of the gold result whose
-value it is, or `none`. Mentions for features and linking come from the gold entities (`--entities gold`)
-or from the shipped pipeline (`predicted`, the default for training, since that is what the model sees
-at run time). Note that the shipped entity model was trained on these abstracts, so CV with predicted
-mentions is optimistic on the entity side; `results_dev` through `paperkg extract` is the honest number.
-CV folds are by abstract with a fixed seed; every fold retrains the classifier on the other four.
+Trained on the 560 abstracts of `results_train.jsonl` only (never `results_dev.jsonl`): every number
+`extract/numbers.py` reads and the refusals leave whose value a gold result has (each gold result claims
+one number, in text order) gives one row per (role, candidate name), labelled 1 when the gold names that
+candidate. Mentions come from the gold entities (`--entities gold`, the linking alone) or from the
+default pipeline (`predicted`; training always uses these, since that is what the linker sees at run
+time). The shipped entity model was trained on these abstracts, so CV with predicted mentions is
+optimistic on the entity side; `results_dev` through `paperkg extract` is the honest number. CV folds
+are by abstract with a fixed seed; every fold retrains the linker on the other four.
 """
 
 from __future__ import annotations
