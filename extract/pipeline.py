@@ -99,7 +99,7 @@ def build_nlp(mode: str = "default", ner_path: str | Path | None = None,
     nlp.add_pipe("paperkg_resolver")
     nlp.add_pipe("paperkg_introduced")
     nlp.add_pipe("paperkg_relations")
-    # reported results, by the rules here (the learned classifier is `default` mode's)
+    # reported results, linked by the rules here (the learned linker is `default` mode's)
     nlp.add_pipe("paperkg_results")
     return nlp
 
