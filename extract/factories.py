@@ -18,6 +18,7 @@ from paperkg.extract.phrases import PhraseFinder
 from paperkg.extract.relation_scorer import RelationScorer
 from paperkg.extract.relations import RelationExtractor
 from paperkg.extract.resolver import MentionResolver
+from paperkg.extract.results import ResultFinder
 from paperkg.extract.typer import SpanTyperComponent
 
 
@@ -84,3 +85,8 @@ def make_described_methods(nlp: Language, name: str, *, confidence: float) -> De
 @Language.factory("paperkg_relation_scorer", default_config={"path": None})
 def make_relation_scorer(nlp: Language, name: str, *, path: str | None) -> RelationScorer:
     return RelationScorer(name, path=path)
+
+
+@Language.factory("paperkg_results", default_config={"path": None})
+def make_results(nlp: Language, name: str, *, path: str | None) -> ResultFinder:
+    return ResultFinder(name, path=path)

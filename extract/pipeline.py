@@ -91,6 +91,9 @@ def build_nlp(mode: str = "default", ner_path: str | Path | None = None,
                 nlp.add_pipe("paperkg_relation_scorer").load(models / "relations.json")
             else:
                 nlp.add_pipe("paperkg_relations")
+            results = nlp.add_pipe("paperkg_results")
+            if (models / "results.json").exists():
+                results.load(models / "results.json")
             return nlp
         phrases_file = _learned_path(phrases_path, MODEL_DIR / "phrases.json")
         if phrases_file is not None:
@@ -101,6 +104,8 @@ def build_nlp(mode: str = "default", ner_path: str | Path | None = None,
     nlp.add_pipe("paperkg_resolver")
     nlp.add_pipe("paperkg_introduced")
     nlp.add_pipe("paperkg_relations")
+    # reported results, linked by the rules here (the learned linker is `default` mode's)
+    nlp.add_pipe("paperkg_results")
     return nlp
 
 
@@ -185,8 +190,10 @@ def doc_to_extraction(doc: Doc, paper_id: str, text: str | None = None, offset: 
     relations = [RelationMention(head=row[0], type=row[1], tail=row[2], sentence=row[3] + sent_offset,
                                  confidence=float(row[4]) if len(row) > 4 else 1.0)
                  for row in (doc._.paperkg_relations or [])]
+    results = [replace(r, start=r.start + offset, end=r.end + offset, sentence=r.sentence + sent_offset)
+               for r in (doc._.paperkg_results or [])]
     return Extraction(paper_id=paper_id, text=text, sentences=sentences, mentions=mentions,
-                      aliases=aliases, relations=relations)
+                      aliases=aliases, relations=relations, results=results)
 
 
 def _merge(paper_id: str, text: str, parts: list[Extraction]) -> Extraction:
@@ -198,6 +205,7 @@ def _merge(paper_id: str, text: str, parts: list[Extraction]) -> Extraction:
         out.mentions.extend(replace(m, sentence=m.sentence + shift) for m in p.mentions)
         out.aliases.extend(a for a in p.aliases if a not in out.aliases)
         out.relations.extend(replace(r, sentence=r.sentence + shift) for r in p.relations)
+        out.results.extend(replace(r, sentence=r.sentence + shift) for r in p.results)
     return out
 
 

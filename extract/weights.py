@@ -1,7 +1,7 @@
 """Saving and loading a component's learned weights with the pipeline (`nlp.to_disk` / `spacy.load`).
 
 The learned components each keep one JSON weights file; this mixin is the one place that says how it
-travels with a saved pipeline, so the four of them cannot drift apart.
+travels with a saved pipeline, so the five of them cannot drift apart.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from paperkg.graph.model import ENTITY_LABELS as ENTITY_TYPES
 from paperkg.graph.model import RELATION_TYPES
 
 __all__ = ["ENTITY_TYPES", "RELATION_TYPES", "RESULT_KINDS", "Extraction", "Mention", "PaperInput",
-           "RelationMention", "ResultMention"]
+           "RelationMention", "ResultMention", "result_json"]
 
 # `RESULTS_GUIDELINE.md`: a score, a change against something, or a ratio
 RESULT_KINDS: tuple[str, ...] = ("absolute", "delta", "ratio")
@@ -126,4 +126,15 @@ class Extraction:
             "entities": list(seen.values()),
             "aliases": [list(pair) for pair in dict.fromkeys(self.aliases)],
             "relations": [list(r) for r in relations],
+            "results": [result_json(r) for r in self.results],
         }
+
+
+def result_json(result: ResultMention) -> dict:
+    """A result as the results gold writes it (`subject`, `benchmark`, `metric`, `value` as written,
+    `kind`, `baseline`), with what the extractor knows besides (parsed number, unit, display, where)."""
+    return {"subject": result.subject, "benchmark": result.benchmark, "metric": result.metric,
+            "value": result.value, "kind": result.kind, "baseline": result.baseline,
+            "display": result.display, "number": result.number, "upper": result.upper, "unit": result.unit,
+            "start": result.start, "end": result.end, "sentence": result.sentence,
+            "confidence": result.confidence}

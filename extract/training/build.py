@@ -7,7 +7,9 @@ Trains, on all training gold (the 5,460 abstracts of `training/gold/*train*.json
   `data/external/gazetteer_combined` as a lexicon feature (distant supervision);
 - the relation scorer (`relations.json`, `extract/relation_scorer.py`) over the mentions the scorer finds;
 - their calibration: isotonic maps from raw to observed probability, fitted on 5-fold out-of-fold
-  predictions over the same gold, so a mention's or relation's confidence reads as P(correct).
+  predictions over the same gold, so a mention's or relation's confidence reads as P(correct);
+- then the results linker (`results.json`, `extract/results.py`) on `results_train.jsonl` over the
+  mentions the new models find (`training/train_results.py`, also runnable alone).
 `train_all` is also what every fold of `training.cv` runs (without the calibration, which changes no
 decision), so cross-validation measures what ships.
 """
@@ -184,5 +186,8 @@ def main(argv: list[str] | None = None) -> None:
     out = Path(args.out)
     meta = train_all(cv.training_records(Path(args.gold)), out, Settings.from_args(args), calibrate=True)
     (out / "models.meta.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    from paperkg.extract.training import train_results
+
+    train_results.train_and_write(Path(args.gold), out / train_results.OUT.name)
     sizes = {p.name: round(p.stat().st_size / 1e6, 2) for p in sorted(out.glob("*.json"))}
     print(f"trained in {meta['seconds']}s into {out}: {sizes} (MB)", file=sys.stderr)

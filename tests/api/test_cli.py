@@ -136,10 +136,13 @@ def test_extract_writes_one_scored_line_per_abstract(tmp_path: Path) -> None:
     source = (EXAMPLES / "000_91c4798dcbac22c9.txt").read_text(encoding="utf-8")
     texts = [line.strip() for line in source.splitlines() if line.strip()][1:]
     for record, text in zip(lines, texts, strict=True):
-        assert set(record) == {"id", "entities", "aliases", "relations"}
+        assert set(record) == {"id", "entities", "aliases", "relations", "results"}
         for ent in record["entities"]:
             assert text[ent["start"]:ent["end"]] == ent["text"]
             assert ent["type"] in {"Method", "Model", "Dataset", "Benchmark", "Metric", "Task"}
+        for res in record["results"]:   # the results gold's shape, the value as written
+            assert text[res["start"]:res["end"]] == res["value"]
+            assert res["kind"] in {"absolute", "delta", "ratio"}
 
 
 def test_extract_html_writes_one_escaped_page_of_every_abstract(tmp_path: Path) -> None:

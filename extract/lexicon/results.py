@@ -1,0 +1,96 @@
+"""Word lists and patterns for reported results (`extract/numbers.py`, `extract/results.py`).
+
+What counts as a result follows `RESULTS_GUIDELINE.md`: scores, changes and ratios are; sizes,
+settings, counts, years, bounds and numbers inside names are not.
+"""
+
+import re
+
+# a number as written: `1,073.9`, `.5`, `94`
+NUMBER = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+"
+# words that stand for a number in a ratio (`ten times`, `two-fold`, `two orders of magnitude`)
+NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+                "ten": 10, "twenty": 20, "hundred": 100, "a hundred": 100}
+WORD_RATIO_RE = re.compile(
+    r"\b(?P<word>two|three|four|five|six|seven|eight|nine|ten|twenty|a hundred|hundred)"
+    r"(?P<unit>(?:\s+orders?\s+of\s+magnitude)|(?:\s+times)|(?:-fold))\b", re.I)
+# a range between two numbers: `95$--$99`, `5-10`, `10% to 25%`
+RANGE_SEP_RE = re.compile(r"\s*(?:\$--\$|\$-\$|---|--|-|\u2013|\u2014)\s*")
+# `10% to 25%` is a range only with a unit on both sides (`Jaccard 0.4488 to 0.4983` is a change)
+RANGE_TO_RE = re.compile(r"\s+to\s+")
+
+# units written right after the number (longest first; `(?![A-Za-z])` keeps `7B` or `10k` out);
+# each with the unit name the record keeps
+UNITS: list[tuple[str, str]] = [
+    (r"\s?\\%", "%"), (r"\s?\$\\%\$", "%"), (r"\s?%", "%"),
+    (r"\s?percentage\s+points?", "pp"), (r"\s?absolute\s+points?", "points"),
+    (r"\s?percent(?:age)?", "%"), (r"\s?p\.p\.", "pp"), (r"\s?pp", "pp"), (r"\s?points?", "points"),
+    (r"\s?\$\\times\$", "x"), (r"\s?\\times", "x"), (r"\s?\$\\mathbf\{\\times\}\$", "x"),
+    (r"\s?[x\u00d7X](?![\d-])", "x"), (r"\s?times", "x"), (r"-?fold", "x"),
+    (r"\$\^\\circ\$", "deg"), (r"\s?deg(?:rees)?", "deg"),
+    (r"\s?dB", "dB"), (r"\s?ms", "ms"), (r"\s?FPS", "FPS"), (r"\s?fps", "FPS"),
+    (r"\s?(?:tokens|tok)(?:/s|\s+per\s+second)", "tok/s"), (r"\s?req/s", "req/s"),
+    (r"\s?s/frame", "s/frame"), (r"\s?seconds?", "s"), (r"\s?s", "s"), (r"\s?minutes?", "min"),
+    (r"\s?hours?", "h"), (r"\s?GB", "GB"), (r"\s?nm", "nm"),
+]
+UNIT_RE = re.compile("|".join(f"(?P<u{i}>{pattern})(?![A-Za-z])" for i, (pattern, _) in enumerate(UNITS)))
+UNIT_NAMES = [name for _, name in UNITS]
+# units that say the number is a ratio, or a change in points
+RATIO_UNITS = {"x"}
+DELTA_UNITS = {"pp"}
+TIME_UNITS = {"ms", "s", "min", "h", "s/frame"}
+
+# right after a number, a size or a count, not a result: `7B`, `10k images`, `1.6 million`
+SIZE_AFTER_RE = re.compile(
+    r"^(?:[-\s]?(?:[KkMBbTG]\b|[KMBT]B?\b|bn\b|billion|million|thousand|trillion|k\b|M\b|B\b)|"
+    r"[-\s]?(?:bit|layer|shot|way|step|hop|turn|head|frame|dimension|dim|token|sample|image|example|"
+    r"task|language|dataset|benchmark|model|paper|participant|user|subject|patient|domain|class|categor|"
+    r"epoch|GPU|node|agent|round|iteration|trial|run|seed|query|queries|question|problem|instance|episode|"
+    r"video|clip|hour|day|week|month|year|km|kilometer|meter|cm|mm|word|sentence|document|page|pixel|"
+    r"channel|expert|parameter|param|feature|scene|object|category|hand|robot|environment|game|city|"
+    r"countr|site|hospital|center|centre|annotator|rater|k\b))", re.I)
+# just before a number: a setting, a bound or a reference, not a result
+SETTING_BEFORE_RE = re.compile(
+    r"(?:\b[a-zA-Z]\s*=|\\[a-z]+\s*=|[<>\u2264\u2265]|\\leq?|\\geq?|\\le|\\ge|\bO\(|\btop-?|\bTable|"
+    r"\bFig\.?|\bFigure|\bSection|\bEq\.?|\bversion|\bv|\blevel|\bstage|\bphase|\bstep|\blayer|"
+    r"\bround|\bday|\bsince|\bepoch|\bwindow of|\bbudget of|\brank|\bsize of|\bbatch size|"
+    r"\blearning rate|\btemperature)\s*(?:of|=|:|is|at)?\s*[~$({\\]*\s*$", re.I)
+# a spread or an interval, not a result: `0.70 +- 0.04`, `$\pm 1.2$`, `95% CI`
+SPREAD_BEFORE_RE = re.compile(r"(?:\+-|\+/-|\\pm|\u00b1)\s*\$?\s*$")
+SPREAD_AFTER_RE = re.compile(r"^\s*(?:CI|confidence interval)\b")
+# markup or words allowed between `$` and the number (`$\sim$60`, `$\approx 95$`)
+APPROX_RE = re.compile(r"(?:\$?\\sim\$?|\$?\\approx\$?|~|\u223c|\u2248)\s*$")
+# words for a change, before the number in its clause (`improves ... by`, `a gain of`)
+DELTA_BEFORE_RE = re.compile(
+    r"\b(?:by|gains?|improv\w*|boost\w*|increas\w*|outperform\w*|surpass\w*|exceed\w*|advanc\w*|"
+    r"decreas\w*|reduc\w*|lower\w*|cut\w*|drop\w*|degrad\w*|rais\w*|lift\w*|enhanc\w*|margin|"
+    r"delta|higher|better|relative)\b[^.;]{0,40}$", re.I)
+# a score something reaches, not a change: `improves accuracy to 64.3%`, `from 78% to 88%`
+TO_BEFORE_RE = re.compile(r"\b(?:to|from|reaches|reaching|reach|achieves|achieving|attains)\s*[~$\\sim]*\s*$",
+                          re.I)
+# what may stand between two numbers of one list (`7.8% in PSNR, 12.2% in SSIM, and`, `11% (PPO) and`)
+LIST_GAP_RE = re.compile(r"[^.;0-9]*?(?:,|\band\b|\bor\b|/)[^.;0-9]*")
+DELTA_AFTER_RE = re.compile(
+    r"^\s*(?:\)|\$)?\s*(?:absolute\s+|relative\s+|average\s+|on\s+average\s+|points?\s+)?"
+    r"(?:improvement|gains?|increase|boost|higher|better|lower|reduction|decrease|drop|more|less|fewer|"
+    r"speed-?ups?|faster|slower|smaller|cheaper|over|above|below|relative)\b", re.I)
+# a change in a cost (time, memory, compute) is a ratio, not a change of score
+COST_RE = re.compile(
+    r"\b(?:time|latency|memory|cost|costs|compute|computation\w*|FLOPs?|energy|power|speed\w*|throughput|"
+    r"faster|slower|cheaper|parameters?|storage|footprint|overhead|emissions?|tokens?|calls?|"
+    r"evaluations?|bandwidth|runtime|wall-clock|GPU hours|queries)\b", re.I)
+# a comparison before a baseline (`over X`, `than X`, `compared to X`)
+BASELINE_BEFORE_RE = re.compile(
+    r"\b(?:over|than|vs\.?|versus|against|compared (?:to|with)|relative to|outperform\w*|surpass\w*|"
+    r"beat\w*|exceed\w*|from)\s+(?:the\s+|strong\s+|state-of-the-art\s+|baselines?\s+(?:such as\s+)?)?$",
+    re.I)
+# `respectively` pairs a list of numbers with a list of names in order
+RESPECTIVELY_RE = re.compile(r"\brespectively\b", re.I)
+# numbers of this kind are never results when bare: a year
+YEAR_RE = re.compile(r"^(?:19|20)\d\d$")
+# a name right before one of these is what the sentence's number is said of (`GMPO-7B outperforms`,
+# `AdaFocus delivers`, `Gemini 3 Pro attains`)
+RESULT_VERB_AFTER_RE = re.compile(
+    r"^[\s,)\]}]*(?:\([^()]{0,30}\)\s*)?(?:(?:also|further|consistently|significantly|still|only|even|"
+    r"then|thus)\s+)?(?:achiev|attain|reach|deliver|obtain|outperform|improv|yield|scor|reduc|increas|boost|"
+    r"surpass|exceed|gain|lower|cut|rais|match|show|demonstrat|record|set|peak|has|had|is|was)\w*", re.I)

@@ -1,0 +1,308 @@
+"""Reported results: the numbers an abstract states as the outcome of running a method or model
+(`RESULTS_GUIDELINE.md`), each with its kind and linked to the abstract's own mentions.
+
+Three steps, each a pure function over plain values so that training and cross-validation run them on
+gold mentions as well as on the pipeline's:
+- `extract/numbers.py` reads every number with its sign, range and unit (`$-37.3$pp`, `95$--$99\\%`);
+- `refused` and `rule_kind` decide whether a number is a result and of which kind (absolute, delta,
+  ratio): the refusals of the guideline first (numbers inside a mention's span are names: `GPT-4`,
+  `AIME 2024`; sizes `7B`, `10k images`; settings `k = 8`; spreads `+- 0.04`; years; bare counts), then
+  the unit and the cue words around the number (a learned kind classifier lost to these rules in CV);
+- `link` names the result's subject, benchmark, metric and baseline among the mentions by rules (a name
+  right after the number, `77.8 rank-1 accuracy`, `(MATH500)`, `on GSM8K`, beats one before it, `pass@1
+  of 71.3`; a baseline follows `over`/`than`/`compared to`; the subject is the nearest method before the
+  number unless the paper's own method is named in the sentence, and the paper's own method when none
+  is); in `default` mode the learned linker (`result_links.py`, `model/results.json`, trained by
+  `python -m paperkg.extract.training.train_results`) then chooses subject, benchmark and metric with
+  the rules' answer as one of its features; a `respectively` list pairs numbers and names in order,
+  numbers of one list share a metric, and the first value of `from A to B` is the score before.
+
+Writes `doc._.paperkg_results`: one `ResultMention` per result, in text order.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from spacy.tokens import Doc
+
+from paperkg.extract.doc_utils import FINAL, doc_text, sentence_index
+from paperkg.extract.lexicon.results import (
+    BASELINE_BEFORE_RE,
+    COST_RE,
+    DELTA_AFTER_RE,
+    DELTA_BEFORE_RE,
+    DELTA_UNITS,
+    LIST_GAP_RE,
+    RATIO_UNITS,
+    RESPECTIVELY_RE,
+    SETTING_BEFORE_RE,
+    SIZE_AFTER_RE,
+    SPREAD_AFTER_RE,
+    SPREAD_BEFORE_RE,
+    TO_BEFORE_RE,
+    YEAR_RE,
+)
+from paperkg.extract.numbers import FROM_BEFORE_RE, Number, find_numbers
+from paperkg.extract.result_links import FILE_NAME, ROLES, Linker, learned_links
+from paperkg.extract.weights import LearnedWeights
+from paperkg.graph.records import ResultMention
+
+if not Doc.has_extension("paperkg_results"):
+    Doc.set_extension("paperkg_results", default=None)
+
+SUBJECT_TYPES = ("Method", "Model")
+BENCHMARK_TYPES = ("Dataset", "Benchmark")
+
+
+@dataclass(frozen=True)
+class Ent:
+    """A mention as the results step sees it: `text[start:end] == surface`."""
+
+    start: int
+    end: int
+    type: str
+    surface: str
+
+
+class ResultFinder(LearnedWeights):
+    """Pipeline component `paperkg_results` (last: it reads the mentions, aliases and relations); the
+    learned linker, if loaded, is saved with the pipeline."""
+
+    weights_class = Linker
+    weights_file = FILE_NAME
+
+    def __init__(self, name: str, *, path: str | None = None) -> None:
+        self.name = name
+        self.model: Linker | None = Linker.from_disk(path) if path else None
+
+    def __call__(self, doc: Doc) -> Doc:
+        text = doc_text(doc)
+        sents, _ = sentence_index(doc)
+        sentences = [(s.start_char, s.end_char) for s in sents]
+        mentions = [Ent(s.start_char, s.end_char, s.label_, s.text) for s in doc.spans.get(FINAL, [])]
+        main = main_method(doc._.paperkg_relations or [], mentions,
+                           {tuple(x) for x in doc._.paperkg_introduced or []}, doc._.paperkg_aliases or [])
+        doc._.paperkg_results = find_results(text, sentences, mentions, doc._.paperkg_aliases or [], main,
+                                             self.model)
+        return doc
+
+
+def main_method(relations: list[list], mentions: list[Ent], introduced: set[tuple[int, int]],
+                aliases: list) -> str | None:
+    """The paper's own method: the head of its relations, else its first introduced method or model
+    (named by its long form)."""
+    canon = {short: long for long, short in aliases}
+    if relations:
+        return canon.get(relations[0][0], relations[0][0])
+    for m in mentions:
+        if m.type in SUBJECT_TYPES and (m.start, m.end) in introduced:
+            return canon.get(m.surface, m.surface)
+    return None
+
+
+def find_results(text: str, sentences: list[tuple[int, int]], mentions: list[Ent], aliases: Iterable,
+                 main: str | None, model: Linker | None = None) -> list[ResultMention]:
+    """The results of one abstract (see the module doc); `model` is the learned linker, None for the
+    rules alone."""
+    mentions = sorted(mentions, key=lambda m: (m.start, -m.end))
+    canon = {short: long for long, short in aliases}
+    found: list[tuple[Number, int, str]] = []
+    for number in find_numbers(text):
+        sent = _sentence_of(sentences, number.start)
+        if refused(text, number, mentions):
+            continue
+        kind = rule_kind(text, number, sentences[sent] if sentences else (0, len(text)))
+        if kind != "none":
+            found.append((number, sent, kind))
+    found = _share_kinds(text, found)
+    listed = respectively_links(text, found, sentences, mentions, canon)
+    out = []
+    for number, sent, kind in found:
+        bounds = sentences[sent] if sentences else (0, len(text))
+        same = [n for n, s, _ in found if s == sent]
+        links = link(text, number, kind, bounds, mentions, same, main, canon)
+        confidence = 1.0
+        if model is not None:
+            others = [n.start for n, _, _ in found if n is not number]
+            learned, confidence = learned_links(text, sentences, number, kind, mentions, canon, main, others,
+                                                links, model)
+            links.update(learned)
+        links.update(listed.get(number.start, {}))
+        if FROM_BEFORE_RE.search(text[max(0, number.start - 30):number.start]):
+            # `improves PSNR from 26.10 to 28.36`: the first is the score before, not the subject's
+            links["subject"] = links["baseline"]
+        if links["baseline"] == links["subject"]:
+            links["baseline"] = None
+        out.append(ResultMention(value=number.value, kind=kind, start=number.start, end=number.end,
+                                 sentence=sent, display=number.display, number=number.number,
+                                 upper=number.upper, unit=number.unit, confidence=round(confidence, 4),
+                                 **links))
+    return _share_metrics(text, out)
+
+
+def respectively_links(text: str, found: list[tuple[Number, int, str]], bounds: list[tuple[int, int]],
+                       mentions: list[Ent], canon: dict[str, str]) -> dict[int, dict[str, str]]:
+    """`77.8 and 80.4 on Gait3D and GREW, respectively`: the numbers of a list followed by
+    `respectively` take the names of an equally long list of one role in their sentence, in order
+    (the names after the numbers, else before them). Number start -> {role: name}."""
+    out: dict[int, dict[str, str]] = {}
+    groups: list[list[tuple[Number, int]]] = []
+    for number, sent, _kind in found:
+        last = groups[-1][-1] if groups else None
+        if last and last[1] == sent and LIST_GAP_RE.fullmatch(text[last[0].end:number.start]):
+            groups[-1].append((number, sent))
+        else:
+            groups.append([(number, sent)])
+    for group in groups:
+        a, b = bounds[group[0][1]] if bounds else (0, len(text))
+        first, last = group[0][0], group[-1][0]
+        if len(group) < 2 or not RESPECTIVELY_RE.search(text[last.end:b]):
+            continue
+        for role, types in ROLES.items():
+            for side in ([m for m in mentions if last.end <= m.start < b],
+                         [m for m in mentions if a <= m.start and m.end <= first.start]):
+                names = list(dict.fromkeys(canon.get(m.surface, m.surface) for m in side if m.type in types))
+                if len(names) == len(group):
+                    for (number, _s), name in zip(group, names, strict=True):
+                        out.setdefault(number.start, {})[role] = name
+                    break
+    return out
+
+
+def _share_metrics(text: str, results: list[ResultMention]) -> list[ResultMention]:
+    """Numbers of one list (`77.8 and 80.4 rank-1 accuracy`) or of one change (`PSNR from 26.10 to
+    28.36`) measure the same thing: one named only once takes the metric of its neighbour."""
+    out = list(results)
+    for i in range(1, len(out)):
+        prev, cur = out[i - 1], out[i]
+        gap = text[prev.end:cur.start]
+        if (prev.sentence == cur.sentence and prev.unit == cur.unit and len(gap) <= 20
+                and (LIST_GAP_RE.fullmatch(gap) or TO_GAP_RE.fullmatch(gap))
+                and (prev.metric is None) != (cur.metric is None)):
+            metric = prev.metric or cur.metric
+            out[i - 1], out[i] = replace(prev, metric=metric), replace(cur, metric=metric)
+    return out
+
+
+def _sentence_of(sentences: list[tuple[int, int]], pos: int) -> int:
+    for i, (a, b) in enumerate(sentences):
+        if a <= pos < b:
+            return i
+    return max(0, len(sentences) - 1)
+
+
+def refused(text: str, number: Number, mentions: list[Ent]) -> bool:
+    """The guideline's never-results: a number inside a mention (a name: `AIME 2024`, `Llama 3 8B`), a
+    size or count right after it (`7 B`, `10k images`, `16 frames`), a setting or bound before it
+    (`k = 8`, `top-5`, `O(n`), a spread or interval (`+- 0.04`, `95% CI`), a year."""
+    if any(m.start < number.end and number.start < m.end for m in mentions):
+        return True
+    after = text[number.end:number.end + 24]
+    if not number.unit and SIZE_AFTER_RE.match(after):
+        return True
+    before = text[max(0, number.start - 30):number.start]
+    if SETTING_BEFORE_RE.search(before) and not number.unit:
+        return True
+    if SPREAD_BEFORE_RE.search(before) or SPREAD_AFTER_RE.match(after):
+        return True
+    return bool(YEAR_RE.match(number.value)) and not number.unit
+
+
+def rule_kind(text: str, number: Number, bounds: tuple[int, int]) -> str:
+    """absolute, delta, ratio, or `none` (a bare integer with no sign and no unit is nearly always a
+    count): by the unit (`3x` ratio, `pp` delta), then by the words around the number (`improves by`,
+    `a gain of`, `higher`: a change; a change in a cost such as time or memory: a ratio; `to 64.3%`,
+    `from 78% to 88%`: scores)."""
+    before, after = text[bounds[0]:number.start], text[number.end:bounds[1]]
+    digits = number.value.replace(",", "")
+    if number.unit in RATIO_UNITS:
+        return "ratio"
+    if not number.unit and "." not in digits and not number.signed and number.number is not None:
+        return "none"
+    if TO_BEFORE_RE.search(before) and not number.signed:
+        return "absolute"
+    delta = bool(DELTA_BEFORE_RE.search(before[-60:]) or DELTA_AFTER_RE.match(after)) or number.signed
+    if number.unit in DELTA_UNITS or (number.unit == "points" and delta):
+        return "delta"
+    if delta and number.unit == "%":
+        return "ratio" if COST_RE.search(before[-50:] + " " + after[:30]) else "delta"
+    return "delta" if delta else "absolute"
+
+
+def _share_kinds(text: str, found: list[tuple[Number, int, str]]) -> list[tuple[Number, int, str]]:
+    """A number listed right after another of its sentence with the same unit (`by 7.8% in X and 4.6%
+    in Y`, `11% (PPO) and 18% (A2C) higher`) is a result of the same kind: the list's cue word is
+    written once, before the first or after the last."""
+    out = list(found)
+    for i in range(1, len(out)):
+        (prev, ps, pk), (cur, cs, ck) = out[i - 1], out[i]
+        gap = text[prev.end:cur.start]
+        if ps == cs and prev.unit == cur.unit and len(gap) <= 45 and LIST_GAP_RE.fullmatch(gap):
+            kinds = {pk, ck}
+            if kinds in ({"absolute", "delta"}, {"absolute", "ratio"}):
+                shared = ck if pk == "absolute" else pk
+                out[i - 1], out[i] = (prev, ps, shared), (cur, cs, shared)
+    return out
+
+
+def link(text: str, number: Number, kind: str, bounds: tuple[int, int], mentions: list[Ent],
+         same_sentence: list[Number], main: str | None, canon: dict[str, str]) -> dict[str, str | None]:
+    """subject / benchmark / metric / baseline of one result, as surfaces of this abstract's mentions."""
+    a, b = bounds
+    near = [m for m in mentions if a <= m.start and m.end <= b]
+    order = [n.start for n in same_sentence]
+    benchmark = _pick(text, number, [m for m in near if m.type in BENCHMARK_TYPES], order, after_only=True)
+    metric = _pick(text, number, [m for m in near if m.type == "Metric"], order)
+    baseline = None
+    methods = [m for m in near if m.type in SUBJECT_TYPES]
+    if kind != "absolute":
+        for m in methods:
+            if BASELINE_BEFORE_RE.search(text[max(a, m.start - 40):m.start]):
+                baseline = canon.get(m.surface, m.surface)
+                break
+    subject = None
+    named = {canon.get(m.surface, m.surface) for m in methods if m.start < number.start}
+    if main is not None and main in named:
+        subject = main
+    else:
+        for m in reversed(methods):
+            if m.start < number.start and not BASELINE_BEFORE_RE.search(text[max(a, m.start - 40):m.start]):
+                subject = canon.get(m.surface, m.surface)
+                break
+    if subject is None:
+        subject = main
+    if subject is not None and subject == baseline:
+        baseline = None
+    return {"subject": subject, "benchmark": benchmark, "metric": metric, "baseline": baseline}
+
+
+# what ends the words that may follow a number before its metric or benchmark (`77.8 rank-1 accuracy`,
+# `4% gain on GSM8K`, not `by 21.1%, lowers carbon emissions`)
+TO_GAP_RE = re.compile(r"\s*to\s+(?:below\s+|over\s+|about\s+|approximately\s+)?")
+AFTER_BREAK_RE = re.compile(r"[;,]|\band\b|\bwhile\b|\bwhereas\b")
+
+
+def _pick(text: str, number: Number, cands: list[Ent], order: list[int], after_only: bool = False
+          ) -> str | None:
+    """The mention of `cands` that goes with `number`: the one right after it (a few words, no other
+    number between); else, for metrics, the nearest before it in its clause."""
+    if not cands:
+        return None
+    nxt = [n for n in order if n > number.start]
+    limit = min(nxt) if nxt else len(text)
+    for m in cands:
+        gap = text[number.end:m.start]
+        if m.start >= number.end and m.start < limit and len(gap) <= 30 and not AFTER_BREAK_RE.search(gap):
+            return m.surface
+    if after_only:
+        return None
+    prev = [n for n in order if n < number.start]
+    floor = max(prev) if prev else 0
+    for m in reversed(cands):
+        gap = text[m.end:number.start]
+        if m.end <= number.start and m.start > floor and len(gap) <= 60 and ";" not in gap:
+            return m.surface
+    return None

@@ -1,0 +1,271 @@
+"""Reported results (`extract/numbers.py`, `extract/results.py`, `extract/result_links.py`): numbers read
+as written (LaTeX included), the guideline's refusals, kinds, and links to the abstract's mentions, on
+sentences from real abstracts of the results gold."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import spacy
+
+from paperkg.extract import factories  # noqa: F401  (registers the components)
+from paperkg.extract.doc_utils import FINAL
+from paperkg.extract.numbers import display, find_numbers
+from paperkg.extract.pipeline import Extractor
+from paperkg.extract.result_links import Linker
+from paperkg.extract.results import Ent, ResultFinder, find_results
+from paperkg.extract.tokenizer import customize_tokenizer
+from paperkg.extract.training import train_results
+from paperkg.graph.records import Extraction
+
+MODEL = Path(__file__).resolve().parents[2] / "extract" / "model" / "results.json"
+
+PASS_RATE = "distillation achieves 77.8\\% pass rate on MCP-dominant tasks (+17.8pp)"
+# (text, value as written, number, upper, unit, display)
+PARSE_CASES = [
+    pytest.param(PASS_RATE, "77.8\\%", 77.8, None, "%", "77.8%", id="latex-percent"),
+    pytest.param(PASS_RATE, "+17.8pp", 17.8, None, "pp", "+17.8pp", id="signed-points"),
+    pytest.param("Soft-Mix collapses ($-37.3$pp on CIFAR-10 at 12 layers)", "$-37.3$pp", -37.3, None, "pp",
+                 "-37.3pp", id="math-mode-negative"),
+    pytest.param("CoT and ToT substantially increase recall (often approaching $\\approx 95$--$99\\%$)",
+                 "95$--$99\\%", 95.0, 99.0, "%", "95\u201399%", id="latex-range"),
+    pytest.param("up to 3.1$\\times$ and 1.4$\\times$ improvements, respectively", "3.1$\\times$", 3.1,
+                 None, "x", "3.1\u00d7", id="latex-times"),
+    pytest.param("achieving an average BERTScore of $\\sim$ 0.90, indicating high alignment", "0.90", 0.90,
+                 None, "", "0.90", id="approximately"),
+    pytest.param("reduces computational costs by $\\sim 90\\%$ while maintaining", "90\\%", 90.0, None, "%",
+                 "90%", id="approximately-inside-math"),
+    pytest.param("cuts rotation error (ROT) from 22.91$^\\circ$ to 20.93$^\\circ$", "22.91$^\\circ$", 22.91,
+                 None, "deg", "22.91\u00b0", id="degrees"),
+    pytest.param("with the largest gains observed in pharmacogenomic reasoning (+30--41\\%).", "+30--41\\%",
+                 30.0, 41.0, "%", "+30\u201341%", id="signed-range"),
+    pytest.param("reducing boundary failure rates from approximately 40% (baseline RLHF) to below 1%", "40%",
+                 40.0, None, "%", "40%", id="from-to-is-two-numbers"),
+    pytest.param("AgentDSE achieves competitive design quality with up to two orders of magnitude fewer "
+                 "evaluations", "two orders of magnitude", None, None, "x", "two orders of magnitude",
+                 id="words"),
+    pytest.param("improves by \\textbf{+40.3\\%} over 7B baselines", "+40.3\\%", 40.3, None, "%", "+40.3%",
+                 id="inside-textbf"),
+    pytest.param("a throughput of 1,073.9 tokens per second", "1,073.9 tokens per second", 1073.9, None,
+                 "tok/s", "1,073.9 tokens per second", id="thousands-and-unit-words"),
+]
+
+
+@pytest.mark.parametrize(("text", "value", "number", "upper", "unit", "shown"), PARSE_CASES)
+def test_numbers_are_read_as_written(text: str, value: str, number: float | None, upper: float | None,
+                                     unit: str, shown: str) -> None:
+    found = {n.value: n for n in find_numbers(text)}
+    assert value in found, f"{value!r} not among {list(found)}"
+    n = found[value]
+    assert text[n.start:n.end] == value
+    assert (n.number, n.upper, n.unit, n.display) == (number, upper, unit, shown)
+
+
+@pytest.mark.parametrize("text", [
+    "GPT-4 and Llama-3 on CIFAR-10", "7B parameters", "10k images", "a 2x2 taxonomy", "pass@1", "x^{2}",
+    "Pixhawk 2.4.8 hardware",
+], ids=["names", "size", "count", "grid", "metric-name", "exponent", "version"])
+def test_numbers_glued_into_names_or_sizes_are_not_read(text: str) -> None:
+    assert [n.value for n in find_numbers(text)] == []
+
+
+def test_a_times_sign_needs_a_number_not_a_word() -> None:
+    found = [(n.value, n.unit) for n in find_numbers("6 x-ray datasets, 8x faster")]
+    assert found == [("6", ""), ("8x", "x")]
+
+
+def test_display_shows_no_markup() -> None:
+    assert display("65.8\\%") == "65.8%"
+    assert display("$94.1$") == "94.1"
+    assert display("45.2%") == "45.2%"
+
+
+def _ents(text: str, names: dict[str, str]) -> list[Ent]:
+    """Every occurrence of each name (longest first, no overlaps) as a mention of its type."""
+    out: list[Ent] = []
+    for name in sorted(names, key=len, reverse=True):
+        for m in re.finditer(re.escape(name), text):
+            if not any(e.start < m.end() and m.start() < e.end for e in out):
+                out.append(Ent(m.start(), m.end(), names[name], name))
+    return sorted(out, key=lambda e: e.start)
+
+
+_SENTENCIZER = spacy.blank("en")
+customize_tokenizer(_SENTENCIZER)
+_SENTENCIZER.add_pipe("sentencizer")
+
+
+def _sentences(text: str) -> list[tuple[int, int]]:
+    """The sentences as the pipeline splits them."""
+    return [(s.start_char, s.end_char) for s in _SENTENCIZER(text).sents]
+
+
+def _results(text: str, names: dict[str, str], main: str | None = None, aliases: tuple = (),
+             learned: bool = False) -> list:
+    model = Linker.from_disk(MODEL) if learned else None
+    return find_results(text, _sentences(text), _ents(text, names), list(aliases), main, model)
+
+
+# (text, mentions, values that must not be results)
+REFUSAL_CASES = [
+    pytest.param("Our model reaches 45.2% accuracy on AIME 2024.", {"AIME 2024": "Benchmark"}, ["2024"],
+                 id="number-inside-a-benchmark-name"),
+    pytest.param("We fine-tune Qwen2.5-7B with k = 8 rollouts and a temperature of 0.7.",
+                 {"Qwen2.5-7B": "Model"}, ["8", "0.7"], id="settings"),
+    pytest.param("Our comprehensive evaluation across five diverse datasets encompassing 13 subtasks shows "
+                 "the efficacy of ICR.", {"ICR": "Method"}, ["13"], id="count"),
+    pytest.param("the dataset contains approximately 1.6 million multi-modal radiographs", {}, ["1.6"],
+                 id="size-in-words"),
+    pytest.param("Since 2023, regret of O(n log n) is known.", {}, ["2023"], id="year"),
+]
+
+
+@pytest.mark.parametrize(("text", "names", "refused"), REFUSAL_CASES)
+@pytest.mark.parametrize("learned", [False, True], ids=["rules", "learned"])
+def test_refusals(text: str, names: dict[str, str], refused: list[str], learned: bool) -> None:
+    values = [r.value for r in _results(text, names, learned=learned)]
+    assert not set(values) & set(refused), values
+
+
+TRACKLET = ("In this paper, we propose a novel framework, TrackletGait, designed to address these challenges "
+            "in the wild. TrackletGait achieves state-of-the-art results, with 77.8 and 80.4 rank-1 accuracy "
+            "on the Gait3D and GREW datasets, respectively, while using only 10.3M backbone parameters.")
+TRACKLET_NAMES = {"TrackletGait": "Method", "rank-1 accuracy": "Metric", "Gait3D": "Dataset",
+                  "GREW": "Dataset"}
+DBP = ("On ImageNet-1K pre-training with ADE20K fine-tuning, DBP-MAE reduces wall-clock time to baseline "
+       "performance by 21.1%, lowers carbon emissions by 21.4% and improves segmentation mIoU by 1.1 points.")
+DBP_NAMES = {"ImageNet-1K": "Dataset", "ADE20K": "Dataset", "DBP-MAE": "Method", "wall-clock time": "Metric",
+             "carbon emissions": "Metric", "mIoU": "Metric"}
+INST = ("On the Panoptic Studio dataset, Inst4DGS improves PSNR from 26.10 to 28.36, and instance mIoU from "
+        "0.6310 to 0.9129, over the strongest baseline.")
+INST_NAMES = {"Panoptic Studio": "Dataset", "Inst4DGS": "Method", "PSNR": "Metric", "instance mIoU": "Metric"}
+VISCOG = ("Comprehensive evaluations on GenEval, T2I-CompBench, and the proposed VisCog-Bench show "
+          "improvements of 15%, 5%, and 19%, respectively, demonstrating the superior performance of "
+          "Visual-Chain of Guidance.")
+VISCOG_NAMES = {"GenEval": "Benchmark", "T2I-CompBench": "Benchmark", "VisCog-Bench": "Benchmark",
+                "Visual-Chain of Guidance": "Method"}
+ICR = ("We propose a new method called In-Context Reflection (ICR) to overcome these challenges. Compared to "
+       "existing methods, ICR achieves an average performance boost of 4%, while demonstrating remarkable "
+       "cross-task generalization capabilities.")
+ICR_NAMES = {"In-Context Reflection": "Method", "ICR": "Method"}
+
+# (text, mentions, main method, aliases, value, expected fields)
+LINK_CASES = [
+    pytest.param(TRACKLET, TRACKLET_NAMES, "TrackletGait", (), "77.8",
+                 {"kind": "absolute", "subject": "TrackletGait", "benchmark": "Gait3D",
+                  "metric": "rank-1 accuracy"}, id="respectively-first"),
+    pytest.param(TRACKLET, TRACKLET_NAMES, "TrackletGait", (), "80.4",
+                 {"kind": "absolute", "subject": "TrackletGait", "benchmark": "GREW",
+                  "metric": "rank-1 accuracy"}, id="respectively-second"),
+    pytest.param(VISCOG, VISCOG_NAMES, "Visual-Chain of Guidance", (), "5%",
+                 {"kind": "delta", "benchmark": "T2I-CompBench", "subject": "Visual-Chain of Guidance"},
+                 id="respectively-names-before-numbers"),
+    pytest.param(DBP, DBP_NAMES, "DBP-MAE", (), "21.1%",
+                 {"kind": "ratio", "subject": "DBP-MAE", "metric": "wall-clock time"},
+                 id="cost-change-is-ratio"),
+    pytest.param(DBP, DBP_NAMES, "DBP-MAE", (), "1.1 points",
+                 {"kind": "delta", "subject": "DBP-MAE", "metric": "mIoU"}, id="points-change-is-delta"),
+    pytest.param(INST, INST_NAMES, "Inst4DGS", (), "26.10",
+                 {"kind": "absolute", "subject": None, "metric": "PSNR"},
+                 id="from-value-is-the-score-before"),
+    pytest.param(INST, INST_NAMES, "Inst4DGS", (), "28.36",
+                 {"kind": "absolute", "subject": "Inst4DGS", "metric": "PSNR"},
+                 id="to-value-is-the-subject's"),
+    pytest.param(ICR, ICR_NAMES, "In-Context Reflection", (("In-Context Reflection", "ICR"),), "4%",
+                 {"kind": "delta", "subject": "In-Context Reflection", "benchmark": None, "metric": None},
+                 id="subject-by-its-long-form"),
+]
+
+
+@pytest.mark.parametrize(("text", "names", "main", "aliases", "value", "expected"), LINK_CASES)
+@pytest.mark.parametrize("learned", [False, True], ids=["rules", "learned"])
+def test_links(text: str, names: dict[str, str], main: str, aliases: tuple, value: str, expected: dict,
+               learned: bool) -> None:
+    found = {r.value: r for r in _results(text, names, main, aliases, learned)}
+    assert value in found, list(found)
+    result = found[value]
+    assert text[result.start:result.end] == value
+    assert {key: getattr(result, key) for key in expected} == expected
+
+
+def test_baseline_follows_over() -> None:
+    text = "GMPO-7B outperforms GRPO by an average of 4.1% on multiple mathematical benchmarks."
+    (result,) = _results(text, {"GMPO-7B": "Model", "GRPO": "Method"}, "GMPO-7B")
+    found = (result.value, result.kind, result.subject, result.baseline)
+    assert found == ("4.1%", "delta", "GMPO-7B", "GRPO")
+
+
+def test_component_on_a_blank_pipeline() -> None:
+    """The component reads the mentions off `doc.spans` and writes `doc._.paperkg_results`."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sentencizer")
+    finder = nlp.add_pipe("paperkg_results")
+    assert isinstance(finder, ResultFinder) and finder.model is None
+    doc = nlp.make_doc(TRACKLET)
+    doc.spans[FINAL] = [doc.char_span(e.start, e.end, label=e.type) for e in _ents(TRACKLET, TRACKLET_NAMES)]
+    for _name, proc in nlp.pipeline:
+        doc = proc(doc)
+    values = {r.value: r.benchmark for r in doc._.paperkg_results}
+    assert values == {"77.8": "Gait3D", "80.4": "GREW"}
+
+
+def test_component_loads_the_shipped_linker() -> None:
+    nlp = spacy.blank("en")
+    finder = nlp.add_pipe("paperkg_results", config={"path": str(MODEL)})
+    assert finder.model is not None and finder.model.weights
+
+
+def test_the_linker_travels_with_a_saved_pipeline(tmp_path: Path) -> None:
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sentencizer")
+    nlp.add_pipe("paperkg_results", config={"path": str(MODEL)})
+    nlp.to_disk(tmp_path / "nlp")
+    loaded = spacy.load(tmp_path / "nlp").get_pipe("paperkg_results")
+    assert loaded.model == Linker.from_disk(MODEL)
+
+
+@pytest.fixture(scope="module")
+def extractor() -> Extractor:
+    return Extractor()
+
+
+def test_paperkg_extract_writes_results_in_the_gold_shape(extractor: Extractor) -> None:
+    ex = extractor.extract_text(TRACKLET, "tracklet")
+    line = ex.to_json()
+    assert {"subject", "benchmark", "metric", "value", "kind", "baseline", "confidence", "display"} <= set(
+        line["results"][0])
+    by_value = {r["value"]: r for r in line["results"]}
+    assert by_value["77.8"]["benchmark"] == "Gait3D" and by_value["80.4"]["benchmark"] == "GREW"
+    assert "10.3" not in by_value   # a size
+    for res in ex.results:
+        assert ex.text[res.start:res.end] == res.value
+        assert ex.sentences[res.sentence][0] <= res.start < ex.sentences[res.sentence][1]
+        assert 0.0 <= res.confidence <= 1.0
+
+
+def test_long_abstracts_keep_result_offsets(extractor: Extractor) -> None:
+    """An abstract cut into chunks keeps every result's offsets into the whole text."""
+    extractor.limit = 200
+    try:
+        ex = extractor.extract_text("Background words only here. " * 10 + TRACKLET, "long")
+    finally:
+        extractor.limit = 100_000
+    assert {r.value for r in ex.results} >= {"77.8", "80.4"}
+    assert all(ex.text[r.start:r.end] == r.value for r in ex.results)
+
+
+def test_extraction_json_without_results() -> None:
+    assert Extraction(paper_id="p", text="no numbers").to_json()["results"] == []
+
+
+def test_linker_training_is_reproducible() -> None:
+    records = [r for r in train_results.data.read_jsonl(train_results.GOLD / "results_train.jsonl")
+               if r["results"]][:40]
+    inputs = train_results.gold_inputs(records)
+    first, second = train_results.train(inputs, records), train_results.train(inputs, records)
+    assert first == second
+    preds = train_results.predict(inputs, records, first)
+    found = sum(len(p["results"]) for p in preds.values())
+    assert found > 0
