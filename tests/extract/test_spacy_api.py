@@ -82,7 +82,11 @@ def test_load_pipeline_is_the_extractors_pipeline(nlp: Language) -> None:
     assert ("GRPO", "Method") in {(s.text, s.label_) for s in doc.spans["paperkg"]}
     assert doc._.paperkg_aliases == [["Group Relative Policy Optimization", "GRPO"]]
     assert any(r[1:3] == ["EVALUATED_ON", "MATH500"] for r in doc._.paperkg_relations)
-    assert doc._.paperkg_results is None
+    assert doc._.paperkg_results == []      # no number in the text
+    scored = nlp("We propose Group Relative Policy Optimization (GRPO). GRPO reaches 71.3% accuracy on "
+                 "MATH500.")
+    assert [(r.value, r.kind, r.benchmark) for r in scored._.paperkg_results] == [
+        ("71.3%", "absolute", "MATH500")]
 
 
 def test_displacy_shows_the_entities_of_a_live_doc_escaped(nlp: Language) -> None:
