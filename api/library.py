@@ -150,12 +150,15 @@ class PaperKG:
         of `paperkg stats`, with the properties the exports write (graph/model.py lists them):
 
         - nodes keyed by their key (an entity's id such as `method:grpo`, `paper:<id>`, a
-          collection's id), with `label` (`Paper`, `Collection`, `Method`, `Model`, `Dataset`,
-          `Benchmark`, `Metric`, `Task`) and the node's properties (entities: `id`, `name`, `type`,
-          `aliases`, `paper_count`, `confidence`, ...; papers: `id`, `title`, `year`, `abstract`, ...);
-        - edges keyed by their type, with `type` (`MENTIONS`, `EVALUATED_ON`, ...) and the edge's
-          properties (relations: `papers`, `support`, `confidence`, `evidence`; `MENTIONS`: `count`
-          and the mentions' offsets).
+          collection's id, a result's `result:<paper>:<offset>`), with `label` (`Paper`,
+          `Collection`, `Method`, `Model`, `Dataset`, `Benchmark`, `Metric`, `Task`, `Result`) and
+          the node's properties (entities: `id`, `name`, `type`, `aliases`, `paper_count`,
+          `confidence`, ...; papers: `id`, `title`, `year`, `abstract`, ...; results: `display`,
+          `number`, `unit`, `kind`, `evidence`, ...);
+        - edges keyed by their type, with `type` (`MENTIONS`, `EVALUATED_ON`, ..., and a result's
+          `REPORTS` from its paper, `ACHIEVED_BY`, `ON_BENCHMARK`, `IN_METRIC`, `AGAINST` to its
+          entities) and the edge's properties (relations: `papers`, `support`, `confidence`,
+          `evidence`; `MENTIONS`: `count` and the mentions' offsets).
 
         The graph is the caller's to change. It holds every abstract and evidence sentence: for a
         store of millions of abstracts, ask the catalog instead, or copy a subgraph."""

@@ -234,9 +234,9 @@ def _snapshot_raw(db_file: Path) -> tuple[list, list]:
 def test_corrections_move_the_links_of_results_and_the_result_queries_follow(results_store_path: Path,
                                                                              tmp_path: Path) -> None:
     """A `Result` links to the entities its surfaces name (ACHIEVED_BY, ON_BENCHMARK, IN_METRIC,
-    AGAINST): merging its subject, retyping its benchmark (a new id) or dropping its baseline moves
-    or removes the link as the entity goes, `leaderboard` and `results_of` follow, and the graph is
-    the whole-corpus derivation's with the same corrections."""
+    AGAINST): merging its subject, retyping its benchmark (a new id), dropping its baseline or
+    splitting its metric's acronym moves or removes the link as the entity goes, `leaderboard` and
+    `results_of` follow, and the graph is the whole-corpus derivation's with the same corrections."""
     from paperkg.graph.build import build_graph
     from paperkg.graph.embedded import EmbeddedStore
     from paperkg.graph.model import RESULT_LINKS
@@ -292,6 +292,16 @@ def test_corrections_move_the_links_of_results_and_the_result_queries_follow(res
     assert target not in nodes and not [e for e in edges.values() if target in (e[1], e[2])]
     assert links(edges) == links_before - Counter({"AGAINST": len(dropped)})
     assert all(nodes[r][1]["baseline"] for r in dropped)
+
+    # `MAE` is a Metric in one paper (mean absolute error, no long form) and the Masked Autoencoder
+    # elsewhere: that paper's result links IN_METRIC to the Method until a split gives it its own
+    metric_links = [(s, t) for etype, s, t, _ in edges.values() if etype == "IN_METRIC"]
+    mae = [s for s, t in metric_links if t == "method:masked-autoencoder"]
+    assert mae
+    _apply(store, curation.validate("split", "MAE"))
+    nodes, edges = _snapshot(store)
+    moved_to = {t for etype, s, t, _ in edges.values() if etype == "IN_METRIC" and s in mae}
+    assert [nodes[t][0] for t in moved_to] == ["Metric"] and nodes[next(iter(moved_to))][1]["name"] == "MAE"
 
     state = BuildState(store, read_only=True)
     try:
