@@ -126,3 +126,31 @@ def test_review_and_accept(store: Path) -> None:
         assert items[0].subject not in [e.id for i in kg.review(limit=50) for e in i.entities]
         with pytest.raises(UsageError, match="between 1 and 1000"):
             kg.review(limit=0)
+
+
+@pytest.mark.neo4j
+def test_a_neo4j_graph_is_corrected_through_the_build_state_of_its_builds(
+        neo4j_uri: str, seed_store_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`paperkg.open(URI, store=DIR)`: the corrections are kept in DIR and reach Neo4j through the
+    handle's own connection, as `paperkg curate ... --store DIR --neo4j URI`; without a build state
+    where the rule looks (`./paperkg-store`) they say which directory to give."""
+    from tests.conftest import EXAMPLES
+
+    state = tmp_path / "state"
+    shutil.copytree(seed_store_path, state)
+    # bring the database in step with this state, as `paperkg build --neo4j URI --store DIR` does
+    paperkg.build(EXAMPLES, store=state, neo4j=neo4j_uri, replace_neo4j_graph=True)
+    with paperkg.open(neo4j_uri, store=state) as remote:
+        assert remote.merge("DPO", "RLHF").changed
+        remote.retype("Shapley value", "Metric")
+        assert remote.entity("DPO")["id"] == RLHF and remote.entity("Shapley value")["type"] == "Metric"
+        with paperkg.open(state) as local:
+            assert remote.stats() == local.stats() and remote.export() == local.export()
+            assert [s.to_json() for s in remote.corrections()] == [s.to_json() for s in local.corrections()]
+        assert [c.op for c in remote.undo("DPO")] == ["merge"]
+        assert remote.entity("DPO")["id"] == DPO
+
+    monkeypatch.chdir(tmp_path)
+    with paperkg.open(neo4j_uri) as remote, \
+            pytest.raises(InputNotFoundError, match=r"no paperkg store at paperkg-store: the corrections"):
+        remote.drop("GRPO")
