@@ -247,14 +247,13 @@ class PaperKG:
     @contextlib.contextmanager
     def _writing(self) -> Iterator[tuple[Path, GraphStore | None]]:
         """(state directory, Neo4j target) for a correction; Neo4j receives it through this
-        handle's own store. An embedded store is opened again afterwards (it holds the graph it
-        loaded): what this handle answers next is the corrected graph."""
-        try:
-            yield self._state_dir(), self.store if self.kind == "neo4j" else None
-        finally:
-            if self.kind == "embedded":
-                self.store.close()
-                self.store = open_store(self._state_dir())
+        handle's own store. An embedded store is opened again after a correction (it holds the
+        graph it loaded): what this handle answers next is the corrected graph. A refused one
+        (an unknown name, say) changed nothing and keeps what is loaded."""
+        yield self._state_dir(), self.store if self.kind == "neo4j" else None
+        if self.kind == "embedded":
+            self.store.close()
+            self.store = open_store(self._state_dir())
 
     def close(self) -> None:
         self.store.close()
