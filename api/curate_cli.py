@@ -1,4 +1,5 @@
-"""`paperkg curate ...` and `paperkg review`: the CLI of `graph/curation.py` and `graph/review.py`.
+"""`paperkg curate ...` and `paperkg review`: the CLI of `graph/curation.py` and `graph/review.py`,
+through `api/curate.py` as the Python API and the routes go.
 
 Corrections live in the build state of the `--store` directory; with `--neo4j` the store directory
 keeps them and Neo4j receives what they change, as a build does."""
@@ -11,21 +12,22 @@ from typing import Any
 
 import click
 
+from paperkg.api import curate as corrections_of
 from paperkg.api.cli import _build_target, _print_json, _waiting, handle_errors, printable, store_options
 from paperkg.graph import curation
-from paperkg.graph.review import review as queue_of
-from paperkg.graph.state import BuildState
-from paperkg.queries.suggest import state_suggester
 
 
-def _apply(kwargs: dict[str, Any], corrections: list[curation.Correction], *, strict: bool = True) -> None:
+def _apply(kwargs: dict[str, Any], corrections: list[curation.Correction], *, strict: bool = True,
+           path: Path | None = None) -> None:
+    """Record `corrections` (or, with `path`, those of a JSON Lines file) and say what happened."""
     store_dir, target = _build_target(kwargs)
-    state = BuildState(Path(store_dir))
     try:
-        applied = curation.apply(state, corrections, target=target, suggest=state_suggester(state),
-                                 strict=strict, on_wait=_waiting(store_dir))
+        if path is not None:
+            applied = corrections_of.import_file(store_dir, path, target=target, on_wait=_waiting(store_dir))
+        else:
+            applied = corrections_of.correct(store_dir, corrections, target=target, strict=strict,
+                                             on_wait=_waiting(store_dir))
     finally:
-        state.close()
         if target is not None:
             target.close()
     for c in applied.corrections:
@@ -103,11 +105,9 @@ def split(name: str, **kwargs: Any) -> None:
 def undo(name: str, **kwargs: Any) -> None:
     """Take back the corrections of NAME (the name they were made with)."""
     store_dir, target = _build_target(kwargs)
-    state = BuildState(Path(store_dir))
     try:
-        removed = curation.remove(state, name, target=target, on_wait=_waiting(store_dir))
+        removed = corrections_of.undo(store_dir, name, target=target, on_wait=_waiting(store_dir))
     finally:
-        state.close()
         if target is not None:
             target.close()
     for c in removed:
@@ -120,11 +120,7 @@ def undo(name: str, **kwargs: Any) -> None:
 @handle_errors
 def list_(as_json: bool, **kwargs: Any) -> None:
     """The corrections, in the order they were made, and whether each applies."""
-    state = BuildState(Path(kwargs["store"]), read_only=True)
-    try:
-        statuses = curation.listing(state)
-    finally:
-        state.close()
+    statuses = corrections_of.listing(kwargs["store"], neo4j=kwargs["neo4j_uri"])
     if as_json:
         _print_json([s.to_json() for s in statuses])
         return
@@ -141,11 +137,7 @@ def list_(as_json: bool, **kwargs: Any) -> None:
 @handle_errors
 def export_(out: str, **kwargs: Any) -> None:
     """Write the corrections to OUT as JSON Lines (one correction a line), to version and share."""
-    state = BuildState(Path(kwargs["store"]), read_only=True)
-    try:
-        count = curation.export(state, Path(out))
-    finally:
-        state.close()
+    count = corrections_of.export(kwargs["store"], out, neo4j=kwargs["neo4j_uri"])
     click.echo(f"wrote {count} corrections to {out}", err=True)
 
 
@@ -156,7 +148,7 @@ def export_(out: str, **kwargs: Any) -> None:
 def import_(path: str, **kwargs: Any) -> None:
     """Record the corrections of a JSON Lines file (`curate export`); one naming an entity this
     graph lacks is kept and reported as not applying."""
-    _apply(kwargs, curation.read_jsonl(Path(path)), strict=False)
+    _apply(kwargs, [], path=Path(path))
 
 
 @click.command()
@@ -169,11 +161,7 @@ def import_(path: str, **kwargs: Any) -> None:
 def review(limit: int, accept: int | None, as_json: bool, **kwargs: Any) -> None:
     """The facts a correction would most improve, worst first: unsure entities many papers mention,
     acronyms typed two ways, names that differ only in case or plural; each with a suggestion."""
-    state = BuildState(Path(kwargs["store"]), read_only=True)
-    try:
-        items = queue_of(state, max(limit, accept or 0))
-    finally:
-        state.close()
+    items = corrections_of.review(kwargs["store"], max(limit, accept or 0), neo4j=kwargs["neo4j_uri"])
     if accept is not None:
         if accept > len(items):
             raise click.UsageError(f"the queue has {len(items)} items")

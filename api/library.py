@@ -8,21 +8,26 @@ spaCy: reading a graph never loads the extractor (`paperkg.extract` and `paperkg
 live in the extract layer).
 
 `PaperKG` keeps the store and, for curation (issue 30), the build-state directory it was opened
-with (`store_dir`): operations that change the graph are methods calling the graph layer's
-functions on that directory, as `build` calls `api.build`.
+with (`store_dir`): the corrections (`kg.merge`, `kg.retype`, ..., `kg.review`) are methods calling
+`api.curate` on that directory, the functions `paperkg curate` and `paperkg review` call, as `build`
+calls `api.build`. After one changes an embedded store the handle opens it again, so what it
+answers next is the corrected graph.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from paperkg.api import curate as _curate
 from paperkg.api.build import BuildSummary, Problem, open_target
 from paperkg.api.build import build as _build
+from paperkg.graph import curation
 from paperkg.graph.errors import NotFoundError, UsageError
 from paperkg.graph.model import KnowledgeGraph
 from paperkg.graph.secrets import register_secret
@@ -33,6 +38,8 @@ from paperkg.queries.runner import run_cypher_bounded, run_named
 if TYPE_CHECKING:
     import networkx as nx
     import pandas as pd
+
+    from paperkg.graph.review import Item
 
 __all__ = ["BuildSummary", "PaperKG", "Rows", "build", "open"]
 
@@ -143,12 +150,15 @@ class PaperKG:
         of `paperkg stats`, with the properties the exports write (graph/model.py lists them):
 
         - nodes keyed by their key (an entity's id such as `method:grpo`, `paper:<id>`, a
-          collection's id), with `label` (`Paper`, `Collection`, `Method`, `Model`, `Dataset`,
-          `Benchmark`, `Metric`, `Task`) and the node's properties (entities: `id`, `name`, `type`,
-          `aliases`, `paper_count`, `confidence`, ...; papers: `id`, `title`, `year`, `abstract`, ...);
-        - edges keyed by their type, with `type` (`MENTIONS`, `EVALUATED_ON`, ...) and the edge's
-          properties (relations: `papers`, `support`, `confidence`, `evidence`; `MENTIONS`: `count`
-          and the mentions' offsets).
+          collection's id, a result's `result:<paper>:<offset>`), with `label` (`Paper`,
+          `Collection`, `Method`, `Model`, `Dataset`, `Benchmark`, `Metric`, `Task`, `Result`) and
+          the node's properties (entities: `id`, `name`, `type`, `aliases`, `paper_count`,
+          `confidence`, ...; papers: `id`, `title`, `year`, `abstract`, ...; results: `display`,
+          `number`, `unit`, `kind`, `evidence`, ...);
+        - edges keyed by their type, with `type` (`MENTIONS`, `EVALUATED_ON`, ..., and a result's
+          `REPORTS` from its paper, `ACHIEVED_BY`, `ON_BENCHMARK`, `IN_METRIC`, `AGAINST` to its
+          entities) and the edge's properties (relations: `papers`, `support`, `confidence`,
+          `evidence`; `MENTIONS`: `count` and the mentions' offsets).
 
         The graph is the caller's to change. It holds every abstract and evidence sentence: for a
         store of millions of abstracts, ask the catalog instead, or copy a subgraph."""
@@ -161,6 +171,89 @@ class PaperKG:
         for edge in graph.edges.values():
             g.add_edge(edge.source, edge.target, key=edge.type, type=edge.type, **edge.props)
         return g
+
+    # ---- corrections (README "Corrections"): what `paperkg curate` and `paperkg review` run ----
+
+    def merge(self, name: str, into: str) -> curation.Applied:
+        """Merge the entity `name` into the entity `into` (which keeps its name and id), as
+        `paperkg curate merge NAME INTO`. Names are any name or alias, as the catalog queries take
+        them, or an entity's id; an unknown one raises `UnknownEntityError` with the closest names,
+        a name of several entities `BadInputError` listing their ids."""
+        return self._correct(curation.validate("merge", name, into))
+
+    def rename(self, name: str, new: str) -> curation.Applied:
+        """Show the entity `name` as `new` (its id and old names stay), as `curate rename`."""
+        return self._correct(curation.validate("rename", name, new))
+
+    def retype(self, name: str, type: str) -> curation.Applied:
+        """Make the entity `name` of `type` (Method, Model, Dataset, Benchmark, Metric, Task), as
+        `curate retype`."""
+        return self._correct(curation.validate("retype", name, type))
+
+    def drop(self, name: str) -> curation.Applied:
+        """Drop the entity `name` and every mention of it, now and in later builds (`curate drop`)."""
+        return self._correct(curation.validate("drop", name))
+
+    def split(self, name: str) -> curation.Applied:
+        """Split the entity `name` by context: each paper's mentions join the entity of the type
+        that paper gives them (`curate split`)."""
+        return self._correct(curation.validate("split", name))
+
+    def undo(self, name: str) -> list[curation.Correction]:
+        """Take back the corrections of `name` (the name they were made with), as `curate undo`;
+        returns them (`NotFoundError` when there are none)."""
+        with self._writing() as (store_dir, target):
+            return _curate.undo(store_dir, name, target=target)
+
+    def corrections(self) -> list[curation.Status]:
+        """The corrections in the order they were made, each with `.applies` (and `.reason` when
+        not): `curate list`; `status.to_json()` is a line of `curate list --json`."""
+        return _curate.listing(self._state_dir(), neo4j=self._neo4j_uri())
+
+    def export_corrections(self, path: str | os.PathLike[str]) -> int:
+        """Write the corrections to `path` as JSON Lines (`curate export`); returns how many."""
+        return _curate.export(self._state_dir(), Path(path), neo4j=self._neo4j_uri())
+
+    def import_corrections(self, path: str | os.PathLike[str]) -> curation.Applied:
+        """Record the corrections of a JSON Lines file (`curate import`); one naming an entity this
+        graph lacks is kept and listed in `applied.not_applying`."""
+        with self._writing() as (store_dir, target):
+            return _curate.import_file(store_dir, Path(path), target=target)
+
+    def review(self, limit: int = 20) -> list[Item]:
+        """What a correction would most improve, heaviest first (`paperkg review`): items with
+        `kind`, `reason`, `entities` and a `suggestion`, which `kg.accept(item)` records."""
+        if not 1 <= limit <= 1000:
+            raise UsageError(f"limit must be between 1 and 1000, not {limit}")
+        return _curate.review(self._state_dir(), limit, neo4j=self._neo4j_uri())
+
+    def accept(self, item: Item) -> curation.Applied:
+        """Record a review item's suggested correction, as `paperkg review --accept N`."""
+        with self._writing() as (store_dir, target):
+            return _curate.correct(store_dir, [item.suggestion], target=target, strict=False)
+
+    def _correct(self, correction: curation.Correction) -> curation.Applied:
+        with self._writing() as (store_dir, target):
+            return _curate.correct(store_dir, [correction], target=target)
+
+    def _state_dir(self) -> Path:
+        """Where the corrections are kept: the store directory; for a Neo4j graph the `store` it
+        was opened with, else `./paperkg-store`, as `paperkg curate --neo4j URI` defaults `--store`."""
+        return self.store_dir if self.store_dir is not None else Path(DEFAULT_STORE)
+
+    def _neo4j_uri(self) -> str | None:
+        return getattr(self.store, "uri", "Neo4j") if self.kind == "neo4j" else None
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[tuple[Path, GraphStore | None]]:
+        """(state directory, Neo4j target) for a correction; Neo4j receives it through this
+        handle's own store. An embedded store is opened again after a correction (it holds the
+        graph it loaded): what this handle answers next is the corrected graph. A refused one
+        (an unknown name, say) changed nothing and keeps what is loaded."""
+        yield self._state_dir(), self.store if self.kind == "neo4j" else None
+        if self.kind == "embedded":
+            self.store.close()
+            self.store = open_store(self._state_dir())
 
     def close(self) -> None:
         self.store.close()

@@ -6,6 +6,7 @@ new one nobody checks, fails here."""
 
 from __future__ import annotations
 
+import ast
 import csv
 import io
 import json
@@ -148,12 +149,25 @@ def test_every_readme_command_shows_what_readme_says(tmp_path: Path) -> None:
                               env=env, timeout=600)
         assert proc.returncode == 0, (code, proc.stderr)
         check_example(code, proc.stdout.splitlines(), tmp_path, env)
-    assert len(examples) == 2
+    assert len(examples) == 3
 
 
 def check_example(code: str, out: list[str], cwd: Path, env: dict[str, str]) -> None:
     """What README's Python examples print."""
-    if 'paperkg.open("paperkg-store")' in code:
+    if "kg.merge(" in code:
+        # after README's `curate` commands: their three corrections, then the example's
+        papers, changed = out[0].split()
+        assert int(papers) > 0 and changed == "True"
+        assert out[1] == "method:ppo federated learning Model"
+        assert ast.literal_eval(out[2])[3:] == ["merge 'PPO-clip' into 'PPO'",
+                                                 "rename 'FL' to 'federated learning'",
+                                                 "retype 'Vision Transformer' as Model"]
+        assert out[3] == "6" and len((cwd / "my-corrections.jsonl").read_text().splitlines()) == 6
+        assert out[4].split()[0] in {"low_confidence", "acronym_types", "plural_case"}
+        listed = subprocess.run([sys.executable, "-m", "paperkg.api.cli", "curate", "list", "--json"],
+                                cwd=cwd, capture_output=True, text=True, env=env, check=True)
+        assert [line["op"] for line in json.loads(listed.stdout)][3:] == ["merge", "rename"]    # undone
+    elif 'paperkg.open("paperkg-store")' in code:
         stats = subprocess.run([sys.executable, "-m", "paperkg.api.cli", "stats", "--json"], cwd=cwd,
                                capture_output=True, text=True, env=env, check=True)
         counts = json.loads(stats.stdout)

@@ -15,13 +15,11 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, Field
 
+from paperkg.api import curate as corrections_of
 from paperkg.api.problems import problem_responses
 from paperkg.api.settings import Settings
 from paperkg.graph import curation
 from paperkg.graph.errors import UsageError
-from paperkg.graph.review import review as queue_of
-from paperkg.graph.state import BuildState
-from paperkg.queries.suggest import state_suggester
 
 router = APIRouter(tags=["corrections"])
 
@@ -67,12 +65,12 @@ class ReviewItem(BaseModel):
     target: str | None = Field(None, description="A merge's: the id of the entity it merges into.")
 
 
-def _state(request: Request, *, write: bool) -> BuildState:
+def _store_dir(request: Request) -> Path:
     settings: Settings = request.app.state.settings
     if settings.neo4j_uri:
         raise UsageError("this server reads Neo4j, whose build state it does not hold",
                          "run `paperkg curate ... --store DIR --neo4j URI` where the build state is")
-    return BuildState(Path(settings.store), read_only=not write)
+    return Path(settings.store)
 
 
 def _out(c: curation.Correction, status: curation.Status | None = None) -> CorrectionOut:
@@ -83,11 +81,7 @@ def _out(c: curation.Correction, status: curation.Status | None = None) -> Corre
 @router.get("/corrections", response_model=list[CorrectionOut], responses=problem_responses(400, 503))
 def list_corrections(request: Request) -> list[CorrectionOut]:
     """The corrections, in the order they were made, each with whether it applies now."""
-    state = _state(request, write=False)
-    try:
-        return [_out(s.correction, s) for s in curation.listing(state)]
-    finally:
-        state.close()
+    return [_out(s.correction, s) for s in corrections_of.listing(_store_dir(request))]
 
 
 def _applied(result: curation.Applied) -> Applied:
@@ -100,32 +94,19 @@ def add_correction(body: CorrectionIn, request: Request) -> Applied:
     """Record a correction (NAME as the catalog queries take it, or an entity id) and derive again
     what it touches; an unknown name is a 404 with the closest names in `suggestions`."""
     correction = curation.validate(body.op, body.name, body.value)
-    state = _state(request, write=True)
-
-    try:
-        return _applied(curation.apply(state, [correction], suggest=state_suggester(state)))
-    finally:
-        state.close()
+    return _applied(corrections_of.correct(_store_dir(request), [correction]))
 
 
 @router.delete("/corrections", response_model=list[CorrectionOut], responses=problem_responses(400, 404, 503))
 def undo_correction(request: Request, name: Annotated[str, Query(max_length=500)]) -> list[CorrectionOut]:
     """Take back the corrections of `name` and derive again what they touched."""
-    state = _state(request, write=True)
-    try:
-        return [_out(c) for c in curation.remove(state, name)]
-    finally:
-        state.close()
+    return [_out(c) for c in corrections_of.undo(_store_dir(request), name)]
 
 
 @router.get("/review", response_model=list[ReviewItem], responses=problem_responses(400, 503))
 def review(request: Request, limit: Annotated[int, Query(ge=1, le=1000)] = 20) -> list[ReviewItem]:
     """What a correction would most improve, heaviest first, each with a suggested correction."""
-    state = _state(request, write=False)
-    try:
-        items = queue_of(state, limit)
-    finally:
-        state.close()
+    items = corrections_of.review(_store_dir(request), limit)
     return [ReviewItem(kind=i.kind, reason=i.reason, weight=round(i.weight, 4),
                        entities=[ReviewEntity(**e.to_json()) for e in i.entities],
                        suggestion=_out(i.suggestion), subject=i.subject, target=i.target) for i in items]

@@ -5,9 +5,11 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 
+import paperkg
 from paperkg.api.app import create_app
 from paperkg.api.etag import matches
 from paperkg.api.settings import Settings
@@ -106,6 +108,43 @@ def test_a_rebuild_changes_the_tag(store_path: Path) -> None:
         assert after.json()["nodes"]["Paper"] == before.json()["nodes"]["Paper"] + 1
         assert after.headers["etag"] != old
         assert after.headers["etag"].startswith(f'"{_generation(store_path)}.')
+
+
+def _served(client: TestClient, path: str, old: str, headers: dict[str, str] | None = None) -> httpx.Response:
+    """The first answer to `path` with `If-None-Match: old` that is not a 304 (the server loads a
+    new build in the background)."""
+    deadline = time.monotonic() + 60
+    while True:
+        answer = client.get(path, headers={"If-None-Match": old, **(headers or {})})
+        if answer.status_code != 304:
+            return answer
+        assert time.monotonic() < deadline, "the corrected store was never served"
+        time.sleep(0.05)
+
+
+def test_a_correction_made_while_serving_changes_the_tag(store_path: Path) -> None:
+    """A correction is a build of the state (a new generation): a client holding the old tag gets
+    the corrected answer, not a stale 304, whether the correction came from the Python API (another
+    process, as `paperkg curate`) or through the server's own route."""
+    with TestClient(create_app(Settings(store=str(store_path), api_token="tok"))) as client:
+        auth = {"Authorization": "Bearer tok"}
+        before = client.get(QUERY, headers=auth)
+        old = before.headers["etag"]
+        assert "p3" not in [p["id"] for p in before.json()["items"]]
+        with paperkg.open(store_path) as kg:
+            kg.merge("PPO", "GRPO")                  # p3 mentions PPO, and now GRPO
+        after = _served(client, QUERY, old, auth)
+        assert after.status_code == 200 and "p3" in [p["id"] for p in after.json()["items"]]
+        assert after.headers["etag"] != old
+        assert after.headers["etag"].startswith(f'"{_generation(store_path)}.')
+        assert client.get(QUERY, headers={"If-None-Match": after.headers["etag"], **auth}).status_code == 304
+
+        merged = after.headers["etag"]
+        undone = client.request("DELETE", "/corrections", params={"name": "PPO"}, headers=auth)
+        assert undone.status_code == 200, undone.text
+        again = _served(client, QUERY, merged, auth)
+        assert again.status_code == 200 and again.json() == before.json()
+        assert again.headers["etag"] not in (old, merged)
 
 
 @pytest.mark.parametrize(("header", "expected"), [

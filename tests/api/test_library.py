@@ -21,6 +21,7 @@ from paperkg.graph.errors import (
     UnknownQueryError,
     UsageError,
 )
+from paperkg.graph.model import ENTITY_LABELS, RESULT_LINKS
 from paperkg.graph.normalize import paper_id_for
 from tests.api.test_cli import GOOD
 from tests.api.test_cli import paperkg as cli
@@ -55,6 +56,31 @@ def test_networkx_has_the_nodes_and_edges_of_paperkg_stats(kg: paperkg.PaperKG,
     g.nodes["method:group-relative-policy-optimization"]["name"] = "changed"     # the caller's own copy
     assert kg.networkx().nodes["method:group-relative-policy-optimization"]["name"] == "GRPO"
     assert kg.stats() == counts
+
+
+def test_networkx_carries_the_results_with_the_counts_of_paperkg_stats(results_store_path: Path) -> None:
+    """Issue 27's `Result` nodes and their REPORTS / ACHIEVED_BY / ON_BENCHMARK / IN_METRIC /
+    AGAINST edges are in the networkx graph as in `paperkg stats`, linking what they should."""
+    proc = cli("stats", "--json", "--store", str(results_store_path))
+    assert proc.returncode == 0, proc.stderr
+    counts = json.loads(proc.stdout)
+    with paperkg.open(results_store_path) as kg:
+        g = kg.networkx()
+    labels = Counter(label for _, label in g.nodes(data="label"))
+    types = Counter(key for _, _, key in g.edges(keys=True))
+    assert labels == Counter({k: v for k, v in counts["nodes"].items() if v})
+    assert types == Counter({k: v for k, v in counts["edges"].items() if v})
+    assert labels["Result"] == types["REPORTS"] > 0
+    assert all(types[t] > 0 for t in ("ACHIEVED_BY", "ON_BENCHMARK", "IN_METRIC", "AGAINST"))
+    # a link ends at the entity its words resolve to, whose type is the graph's (an acronym a
+    # paper writes for a metric may resolve to a method: tests/graph/test_curation splits one)
+    for u, v, key in g.edges(keys=True):
+        if key == "REPORTS":
+            assert (g.nodes[u]["label"], g.nodes[v]["label"]) == ("Paper", "Result")
+        elif key in RESULT_LINKS.values():
+            assert g.nodes[u]["label"] == "Result" and g.nodes[v]["label"] in ENTITY_LABELS, (u, key, v)
+    result = next(n for n, label in g.nodes(data="label") if label == "Result")
+    assert {"id", "paper", "display", "kind", "evidence"} <= set(g.nodes[result])
 
 
 def test_query_gives_the_rows_the_cli_prints(kg: paperkg.PaperKG, seed_store_path: Path) -> None:

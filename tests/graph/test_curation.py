@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -228,3 +229,84 @@ def _snapshot_raw(db_file: Path) -> tuple[list, list]:
     with sqlite3.connect(db_file) as db:
         return (sorted(db.execute("SELECT key, props FROM nodes")),
                 sorted(db.execute("SELECT id, props FROM edges")))
+
+
+def test_corrections_move_the_links_of_results_and_the_result_queries_follow(results_store_path: Path,
+                                                                             tmp_path: Path) -> None:
+    """A `Result` links to the entities its surfaces name (ACHIEVED_BY, ON_BENCHMARK, IN_METRIC,
+    AGAINST): merging its subject, retyping its benchmark (a new id), dropping its baseline or
+    splitting its metric's acronym moves or removes the link as the entity goes, `leaderboard` and
+    `results_of` follow, and the graph is the whole-corpus derivation's with the same corrections."""
+    from paperkg.graph.build import build_graph
+    from paperkg.graph.embedded import EmbeddedStore
+    from paperkg.graph.model import RESULT_LINKS
+    from paperkg.queries.runner import run_named
+    from tests.graph.test_incremental import _assert_same
+
+    store = tmp_path / "results"
+    shutil.copytree(results_store_path, store)
+
+    def ask(query: str, /, **params: object) -> list[dict]:
+        opened = EmbeddedStore(store)
+        try:
+            return run_named(opened, query, params)
+        finally:
+            opened.close()
+
+    board = {"benchmark": "Gait3D", "metric": "rank-1 accuracy"}
+    before = ask("leaderboard", **board)
+    assert {"method:gaitset", "method:gaitbase"} <= {r["subject_id"] for r in before}
+    assert {r["benchmark"] for r in before} == {"dataset:gait3d"}
+    gaitset = ask("results_of", name="GaitSet")
+    gaitbase = ask("results_of", name="GaitBase")
+    def links(edges: dict) -> Counter:
+        return Counter(e[0] for e in edges.values() if e[0] in ("REPORTS", *RESULT_LINKS.values()))
+
+    links_before = links(_snapshot(store)[1])
+
+    _apply(store, curation.validate("merge", "GaitSet", "GaitBase"),
+           curation.validate("retype", "Gait3D", "Benchmark"))
+    nodes, edges = _snapshot(store)
+    assert "method:gaitset" not in nodes and "dataset:gait3d" not in nodes
+    assert links(edges) == links_before and len(links_before) == 5       # links moved, none lost
+    assert all(source in nodes and target in nodes for _, source, target, _ in edges.values())
+
+    def moved(row: dict) -> dict:
+        if row["subject_id"] == "method:gaitset":
+            row = {**row, "subject_id": "method:gaitbase", "subject": "GaitBase"}
+        return {**row, "benchmark": "benchmark:gait3d"}
+
+    assert ask("leaderboard", **board) == [moved(r) for r in before]
+    after = ask("results_of", name="GaitBase")
+    assert ask("results_of", name="GaitSet") == after          # the old name is an alias now
+    assert sorted(r["result"] for r in after) == sorted(r["result"] for r in gaitset + gaitbase)
+    assert {r["subject"] for r in after} == {"method:gaitbase"}
+    assert {r["benchmark_id"] for r in after if r["benchmark"] == "Gait3D"} == {"benchmark:gait3d"}
+
+    # a dropped entity takes its links with it; the results stay, with the words they wrote
+    against = [(s, t) for etype, s, t, _ in edges.values() if etype == "AGAINST"]
+    target = sorted(t for _, t in against)[0]
+    dropped = [s for s, t in against if t == target]
+    _apply(store, curation.validate("drop", target))
+    nodes, edges = _snapshot(store)
+    assert target not in nodes and not [e for e in edges.values() if target in (e[1], e[2])]
+    assert links(edges) == links_before - Counter({"AGAINST": len(dropped)})
+    assert all(nodes[r][1]["baseline"] for r in dropped)
+
+    # `MAE` is a Metric in one paper (mean absolute error, no long form) and the Masked Autoencoder
+    # elsewhere: that paper's result links IN_METRIC to the Method until a split gives it its own
+    metric_links = [(s, t) for etype, s, t, _ in edges.values() if etype == "IN_METRIC"]
+    mae = [s for s, t in metric_links if t == "method:masked-autoencoder"]
+    assert mae
+    _apply(store, curation.validate("split", "MAE"))
+    nodes, edges = _snapshot(store)
+    moved_to = {t for etype, s, t, _ in edges.values() if etype == "IN_METRIC" and s in mae}
+    assert [nodes[t][0] for t in moved_to] == ["Metric"] and nodes[next(iter(moved_to))][1]["name"] == "MAE"
+
+    state = BuildState(store, read_only=True)
+    try:
+        with state.snapshot() as db:
+            rules = curation.Rules.load(db)
+        _assert_same(state.graph(), build_graph(state.corpus(), rules))
+    finally:
+        state.close()

@@ -62,3 +62,40 @@ def test_corrections_reach_neo4j_as_deltas(neo4j_uri: str, seed_store_path: Path
     finally:
         state.close()
         neo4j.close()
+
+
+def test_corrected_results_reach_neo4j_and_the_leaderboard_answers_alike(
+        neo4j_uri: str, results_store_path: Path, tmp_path: Path) -> None:
+    """Merging a result's subject and retyping its benchmark moves the Result's links in Neo4j by
+    the delta alone, and `leaderboard` / `results_of` answer there as on the build state."""
+    from paperkg.graph.embedded import EmbeddedStore
+    from paperkg.queries.runner import run_named
+
+    path = tmp_path / "results"
+    shutil.copytree(results_store_path, path)
+    neo4j = Neo4jStore(neo4j_uri)
+    neo4j.replace_other = True
+    target = Recording(neo4j)
+    state = BuildState(path)
+    try:
+        with state.transaction() as tx:
+            tx.write(target)
+        curation.apply(state, [curation.validate("merge", "GaitSet", "GaitBase"),
+                               curation.validate("retype", "Gait3D", "Benchmark")], target=target)
+        delta = target.deltas[-1]
+        assert not delta.full and {"method:gaitset", "dataset:gait3d"} <= {n.key for n in delta.deleted_nodes}
+        assert {e.type for e in delta.edges} >= {"ACHIEVED_BY", "ON_BENCHMARK"}
+        _assert_mirrors(neo4j, state)
+        local = EmbeddedStore(path)
+        try:
+            for name, params in (("leaderboard", {"benchmark": "Gait3D", "metric": "rank-1 accuracy"}),
+                                 ("results_of", {"name": "GaitSet"})):
+                rows = run_named(local, name, params)
+                assert rows and run_named(neo4j, name, params) == rows, name
+            assert {r["benchmark"] for r in run_named(local, "leaderboard", {"benchmark": "Gait3D"})} == {
+                "benchmark:gait3d"}
+        finally:
+            local.close()
+    finally:
+        state.close()
+        neo4j.close()
