@@ -17,6 +17,7 @@ from paperkg.graph.curation import Rules, base_key
 from paperkg.graph.metric_direction import metric_direction
 from paperkg.graph.model import (
     RELATION_TYPES,
+    RESULT_LINK_LABELS,
     RESULT_LINKS,
     Edge,
     KnowledgeGraph,
@@ -96,12 +97,17 @@ def relation_props(support: Sequence[tuple[str, str, float, int | None]]) -> dic
     return props
 
 
+# entity ids start with their label in lower case (`model.entity_id`)
+_LINK_PREFIXES = {name: {label.lower() for label in labels} for name, labels in RESULT_LINK_LABELS.items()}
+
+
 def result_rows(pid: str, year: int | None, ex: Extraction, cluster_of: Callable[[str], str | None],
                 ids: Mapping[str, str]) -> tuple[list[Node], list[Edge]]:
     """One paper's `Result` nodes, its `REPORTS` edges and each result's links to the entities its
     surfaces name. A surface resolves as the paper's mention written the same way does
     (`cluster_of`), else as a mention with the same name key (`ResNet50` for `ResNet-50`); one that
-    names no entity of the graph has no link. One result per value offset (the id); the first wins."""
+    names no entity of the graph, or one of a type the link cannot end at (`RESULT_LINK_LABELS`), has
+    no link. One result per value offset (the id); the first wins."""
     by_key: dict[str, str] = {}
     for m in sorted(ex.mentions, key=lambda m: m.start):
         cluster = cluster_of(m.text)
@@ -146,7 +152,7 @@ def result_rows(pid: str, year: int | None, ex: Extraction, cluster_of: Callable
         edges.append(Edge("REPORTS", pkey, rid))
         for field_name, etype in RESULT_LINKS.items():
             target = entity_of(getattr(r, field_name))
-            if target is not None:
+            if target is not None and target.split(":", 1)[0] in _LINK_PREFIXES[field_name]:
                 edges.append(Edge(etype, rid, target))
     return nodes, edges
 

@@ -53,6 +53,11 @@ RELATION_TYPES: tuple[str, ...] = ("EVALUATED_ON", "COMPARED_WITH", "USES", "ADD
 # A result's link per field of `records.ResultMention` that names an entity.
 RESULT_LINKS: dict[str, str] = {"subject": "ACHIEVED_BY", "benchmark": "ON_BENCHMARK", "metric": "IN_METRIC",
                                 "baseline": "AGAINST"}
+# the entity types each link may end at: a surface that resolves to an entity of another type (`MAE`
+# the metric, written like `MAE` the masked autoencoder of the same paper) gets no link
+RESULT_LINK_LABELS: dict[str, tuple[str, ...]] = {
+    "subject": ("Method", "Model"), "benchmark": ("Dataset", "Benchmark"), "metric": ("Metric",),
+    "baseline": ("Method", "Model")}
 RESULT_EDGE_TYPES: tuple[str, ...] = ("REPORTS", *RESULT_LINKS.values())
 EDGE_TYPES: tuple[str, ...] = ("IN_COLLECTION", "MENTIONS", "INTRODUCES", *RELATION_TYPES, *RESULT_EDGE_TYPES)
 

@@ -15,6 +15,7 @@ import pytest
 from paperkg.api.build import build, remove, repair
 from paperkg.graph import curation
 from paperkg.graph.errors import BadInputError, UnknownEntityError
+from paperkg.graph.model import ENTITY_LABELS
 from paperkg.graph.state import DB_FILE, SCHEMA_VERSION, BuildState
 from tests.conftest import EXAMPLES
 
@@ -36,7 +37,7 @@ def _snapshot(path: Path) -> tuple[dict, dict]:
 
 
 def _entities(nodes: dict) -> dict[str, dict]:
-    return {k: props for k, (label, props) in nodes.items() if label not in ("Paper", "Collection")}
+    return {k: props for k, (label, props) in nodes.items() if label in ENTITY_LABELS}
 
 
 def _apply(path: Path, *corrections: curation.Correction) -> curation.Applied:
@@ -294,10 +295,11 @@ def test_corrections_move_the_links_of_results_and_the_result_queries_follow(res
     assert all(nodes[r][1]["baseline"] for r in dropped)
 
     # `MAE` is a Metric in one paper (mean absolute error, no long form) and the Masked Autoencoder
-    # elsewhere: that paper's result links IN_METRIC to the Method until a split gives it its own
-    metric_links = [(s, t) for etype, s, t, _ in edges.values() if etype == "IN_METRIC"]
-    mae = [s for s, t in metric_links if t == "method:masked-autoencoder"]
-    assert mae
+    # elsewhere: that paper's result has no IN_METRIC link while `MAE` names a Method (a metric link
+    # ends at a Metric only), and gets one once a split gives the metric its own entity
+    mae = [key for key, (label, props) in nodes.items()
+           if label == "Result" and props.get("metric") == "MAE"]
+    assert mae and not [s for etype, s, _t, _ in edges.values() if etype == "IN_METRIC" and s in mae]
     _apply(store, curation.validate("split", "MAE"))
     nodes, edges = _snapshot(store)
     moved_to = {t for etype, s, t, _ in edges.values() if etype == "IN_METRIC" and s in mae}
