@@ -36,6 +36,20 @@ def _snapshot(path: Path) -> tuple[dict, dict]:
             {k: (e.type, e.source, e.target, e.props) for k, e in graph.edges.items()})
 
 
+def _assert_as_built(store: Path) -> None:
+    """The store's graph is what a fresh build of its papers with its corrections makes."""
+    from paperkg.graph.build import build_graph
+    from tests.graph.test_incremental import _assert_same
+
+    state = BuildState(store, read_only=True)
+    try:
+        with state.snapshot() as db:
+            rules = curation.Rules.load(db)
+        _assert_same(state.graph(), build_graph(state.corpus(), rules))
+    finally:
+        state.close()
+
+
 def _entities(nodes: dict) -> dict[str, dict]:
     return {k: props for k, (label, props) in nodes.items() if label in ENTITY_LABELS}
 
@@ -147,19 +161,10 @@ def test_split_rename_and_undo(seed_copy: Path) -> None:
 def test_corrected_incremental_graph_is_build_graph_of_the_corpus_and_corrections(seed_copy: Path) -> None:
     """Corrections applied to a built store (re-deriving only what they touch) give the graph the
     whole-corpus derivation (`build_graph`, the specification) gives with the same corrections."""
-    from paperkg.graph.build import build_graph
-    from tests.graph.test_incremental import _assert_same
-
     _apply(seed_copy, curation.validate("merge", "DPO", "RLHF"), curation.validate("drop", "pruning"),
            curation.validate("split", "KL divergence"), curation.validate("retype", "MDP", "Task"),
            curation.validate("rename", "GRPO", "Group Relative PO"))
-    state = BuildState(seed_copy, read_only=True)
-    try:
-        with state.snapshot() as db:
-            rules = curation.Rules.load(db)
-        _assert_same(state.graph(), build_graph(state.corpus(), rules))
-    finally:
-        state.close()
+    _assert_as_built(seed_copy)
 
 
 def test_repair_keeps_the_corrections(seed_copy: Path) -> None:
@@ -238,11 +243,9 @@ def test_corrections_move_the_links_of_results_and_the_result_queries_follow(res
     AGAINST): merging its subject, retyping its benchmark (a new id), dropping its baseline or
     splitting its metric's acronym moves or removes the link as the entity goes, `leaderboard` and
     `results_of` follow, and the graph is the whole-corpus derivation's with the same corrections."""
-    from paperkg.graph.build import build_graph
     from paperkg.graph.embedded import EmbeddedStore
     from paperkg.graph.model import RESULT_LINKS
     from paperkg.queries.runner import run_named
-    from tests.graph.test_incremental import _assert_same
 
     store = tmp_path / "results"
     shutil.copytree(results_store_path, store)
@@ -305,10 +308,4 @@ def test_corrections_move_the_links_of_results_and_the_result_queries_follow(res
     moved_to = {t for etype, s, t, _ in edges.values() if etype == "IN_METRIC" and s in mae}
     assert [nodes[t][0] for t in moved_to] == ["Metric"] and nodes[next(iter(moved_to))][1]["name"] == "MAE"
 
-    state = BuildState(store, read_only=True)
-    try:
-        with state.snapshot() as db:
-            rules = curation.Rules.load(db)
-        _assert_same(state.graph(), build_graph(state.corpus(), rules))
-    finally:
-        state.close()
+    _assert_as_built(store)
