@@ -9,7 +9,15 @@ import pytest
 
 from paperkg.api.build import build
 from paperkg.graph.embedded import EmbeddedStore
-from paperkg.graph.model import EDGE_TYPES, NODE_LABELS, node_key
+from paperkg.graph.model import (
+    EDGE_TYPES,
+    ENTITY_LABELS,
+    NODE_LABELS,
+    RELATION_TYPES,
+    RESULT_LINK_LABELS,
+    RESULT_LINKS,
+    node_key,
+)
 from paperkg.graph.normalize import compact_key
 from paperkg.graph.state import StateWriter
 from tests.conftest import EXAMPLES
@@ -53,9 +61,15 @@ def test_every_edge_joins_existing_nodes_of_the_right_kind(seed_store: EmbeddedS
         if edge.type == "IN_COLLECTION":
             assert (source.label, target.label) == ("Paper", "Collection")
         elif edge.type in ("MENTIONS", "INTRODUCES"):
-            assert source.label == "Paper" and target.label not in ("Paper", "Collection")
+            assert source.label == "Paper" and target.label in ENTITY_LABELS
+        elif edge.type == "REPORTS":
+            assert (source.label, target.label) == ("Paper", "Result")
+        elif edge.type in RESULT_LINKS.values():
+            field = next(f for f, t in RESULT_LINKS.items() if t == edge.type)
+            assert source.label == "Result" and target.label in RESULT_LINK_LABELS[field]
         else:
-            assert source.label not in ("Paper", "Collection") and target.label not in ("Paper", "Collection")
+            assert edge.type in RELATION_TYPES
+            assert source.label in ENTITY_LABELS and target.label in ENTITY_LABELS
             assert edge.props["support"] == len(edge.props["papers"]) == len(edge.props["evidence"])
     for key, node in graph.nodes.items():
         assert key == node_key(node.label, node.props["id"])
