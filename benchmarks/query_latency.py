@@ -68,7 +68,13 @@ POOLS: dict[str, tuple[tuple[str, ...], str | None, str | None]] = {
     "benchmarks_of": (("Method", "Model"), "EVALUATED_ON", "out"),
     "compared_with": (("Method", "Model"), "COMPARED_WITH", None),
     "neighbors": (ENTITY_LABELS, "*", None),
+    "leaderboard": (("Dataset", "Benchmark"), None, None),
+    "sota_over_time": (("Dataset", "Benchmark"), None, None),
+    "results_of": (("Method", "Model"), None, None),
 }
+# two entity parameters of different kinds (a benchmark and a metric): no pairs drawn from one pool,
+# only the example, when the graph has its names
+EXAMPLE_ONLY = frozenset({"sota_over_time"})
 
 
 def _log(message: str) -> None:
@@ -213,13 +219,22 @@ def _fragment(name: str) -> str:
 def plan(catalog: list[dict[str, Any]], universe: Universe, k: int) -> dict[str, list[Variant]]:
     """For each catalog query: its example, then up to k requests over real names of the graph."""
     plans: dict[str, list[Variant]] = {}
+    known = {e.name.casefold() for e in universe.entities}
     for q in catalog:
         name = q["name"]
         example = {p["name"]: p["example"] for p in q["params"]}
-        variants = [Variant("example", example)]
         types = {p["name"]: p["type"] for p in q["params"]}
         required = {p["name"] for p in q["params"] if p["required"]}
         entity_params = [p for p, t in types.items() if t == "entity"]
+        # an example naming an entity this graph lacks (`leaderboard`'s Gait3D on the seed store): a 404
+        resolves = all(str(example[p]).casefold() in known
+                       for p in entity_params if example.get(p) is not None)
+        variants = [Variant("example", example)] if resolves else []
+        if name in EXAMPLE_ONLY:
+            if variants:
+                plans[name] = variants
+            continue
+        required_entities = [p for p in entity_params if p in required]
         pool = pool_for(name, universe)
         picks = log_spaced(pool, k) if k > 0 else []
         rank = {e.id: i + 1 for i, e in enumerate(pool)}
@@ -228,8 +243,8 @@ def plan(catalog: list[dict[str, Any]], universe: Universe, k: int) -> dict[str,
             return f"#{rank[e.id]} {e.name} ({e.papers}p)"
 
         others_optional = required <= set(entity_params)
-        if len(entity_params) == 1 and others_optional:
-            (param,) = entity_params
+        if others_optional and (len(entity_params) == 1 or len(required_entities) == 1):
+            (param,) = required_entities if len(entity_params) > 1 else entity_params
             variants += [Variant(tag(e), {param: e.name}) for e in picks]
         elif len(entity_params) == 2 and others_optional and len(picks) >= 2:
             a, b = entity_params        # pairs of neighbouring ranks: head-head ... tail-tail, tail-head
@@ -259,7 +274,8 @@ def plan(catalog: list[dict[str, Any]], universe: Universe, k: int) -> dict[str,
             ranked = sorted(universe.papers, key=lambda pm: (-pm[1], pm[0]))
             variants += [Variant(f"#{ranked.index(pm) + 1} {pm[0]} ({pm[1]} entities)", {param: pm[0]})
                          for pm in log_spaced(ranked, k)]
-        plans[name] = variants
+        if variants:
+            plans[name] = variants
     return plans
 
 

@@ -40,16 +40,28 @@ from typing import Any
 import httpx
 import psutil
 
-from benchmarks.query_latency import (
-    ROOT,
-    _loadavg,
-    free_port,
-    load_wrk,
-    mix,
-    plan,
-    serve,
-    universe_from_store,
-)
+if __package__:  # `python -m benchmarks.throughput` from the repository root
+    from benchmarks.query_latency import (
+        ROOT,
+        _loadavg,
+        free_port,
+        load_wrk,
+        mix,
+        plan,
+        serve,
+        universe_from_store,
+    )
+else:  # `python benchmarks/throughput.py`: this folder is sys.path[0]
+    from query_latency import (  # type: ignore[no-redef]
+        ROOT,
+        _loadavg,
+        free_port,
+        load_wrk,
+        mix,
+        plan,
+        serve,
+        universe_from_store,
+    )
 
 TARGETS = {"health": 0.7, "query": 0.35, "mixed": 0.3}
 TARGET_P99_MS = 100.0
