@@ -40,28 +40,19 @@ from typing import Any
 import httpx
 import psutil
 
-if __package__:  # `python -m benchmarks.throughput` from the repository root
-    from benchmarks.query_latency import (
-        ROOT,
-        _loadavg,
-        free_port,
-        load_wrk,
-        mix,
-        plan,
-        serve,
-        universe_from_store,
-    )
-else:  # `python benchmarks/throughput.py`: this folder is sys.path[0]
-    from query_latency import (  # type: ignore[no-redef]
-        ROOT,
-        _loadavg,
-        free_port,
-        load_wrk,
-        mix,
-        plan,
-        serve,
-        universe_from_store,
-    )
+if not __package__:  # `python benchmarks/throughput.py`: the repository root makes `benchmarks` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.query_latency import (  # noqa: E402
+    ROOT,
+    _loadavg,
+    free_port,
+    load_wrk,
+    mix,
+    plan,
+    serve,
+    universe_from_store,
+)
 
 TARGETS = {"health": 0.7, "query": 0.35, "mixed": 0.3}
 TARGET_P99_MS = 100.0
