@@ -43,7 +43,7 @@ import psutil
 if not __package__:  # `python benchmarks/throughput.py`: the repository root makes `benchmarks` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.query_latency import (  # noqa: E402
+from benchmarks.query_latency import (
     ROOT,
     _loadavg,
     free_port,
