@@ -9,12 +9,15 @@ Everything happens inside one transaction of the store directory's build state
 killed leaves the previous state, and a server keeps answering from the last committed build. The
 state derives the graph and hands back the change (`GraphDelta`); a Neo4j target applies that change
 before the state commits, so the two never disagree without the next build noticing (the target
-records which generation it holds, and a mismatch makes the next delta a full one).
+records which generation it holds, and a mismatch makes the next delta a full one). After the commit,
+a build of the embedded store saves the catalog's index beside it (`save_serving_index`), which
+`paperkg serve` then reads rather than derives.
 """
 
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -33,13 +36,14 @@ from paperkg.graph.state import (
     damaged_rows,
     rebuild_hint,
 )
+from paperkg.queries import index_snapshot
 
 if TYPE_CHECKING:
     from paperkg.graph.neo4j_store import Neo4jStore
 
 
 __all__ = ["BuildSummary", "Problem", "build", "check", "extract", "extract_page", "open_target", "remove",
-           "repair"]
+           "repair", "save_serving_index"]
 
 
 def open_target(uri: str, user: str | None, password: str | None, database: str | None, *,
@@ -64,6 +68,7 @@ class BuildSummary:
     warnings: int = 0
     not_applying: list[str] = field(default_factory=list)   # corrections naming no entity now
     stats: dict[str, dict[str, int]] = field(default_factory=dict)
+    serving_index_s: float | None = None      # saving the catalog's index (`save_serving_index`)
 
     def to_json(self) -> dict:
         return {
@@ -71,6 +76,7 @@ class BuildSummary:
             "reextracted": self.reextracted, "removed": self.removed,
             "papers": self.papers, "saved": self.saved, "errors": self.errors,
             "warnings": self.warnings, "not_applying": self.not_applying, "stats": self.stats,
+            "serving_index_s": self.serving_index_s,
         }
 
 
@@ -147,6 +153,8 @@ def build(
         summary.stats = (target or state).stats()
     finally:
         state.close()
+    if target is None:
+        summary.serving_index_s = save_serving_index(store_dir, on_stage)
     return summary
 
 
@@ -177,7 +185,21 @@ def remove(
         summary.stats = (target or state).stats()
     finally:
         state.close()
+    if target is None:
+        summary.serving_index_s = save_serving_index(store_dir)
     return summary
+
+
+def save_serving_index(store_dir: str | Path, on_stage: Callable[[str], None] | None = None) -> float | None:
+    """Save the catalog's index of the store's committed build beside it (`queries.index_snapshot`),
+    so that `paperkg serve` reads it instead of deriving it at every start; the seconds it took,
+    None when the saved one was current. A build that serves from Neo4j has no use for it."""
+    started = time.perf_counter()
+    if on_stage:
+        on_stage("saving the index paperkg serve loads ...")
+    if index_snapshot.save(store_dir) is None:
+        return None
+    return round(time.perf_counter() - started, 2)
 
 
 def check(store_dir: str | Path) -> int:
@@ -215,6 +237,7 @@ def repair(store_dir: str | Path, on_wait: Callable[[], None] | None = None) -> 
         summary.stats = state.stats()
     finally:
         state.close()
+    summary.serving_index_s = save_serving_index(store_dir)
     return summary
 
 

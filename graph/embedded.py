@@ -85,6 +85,7 @@ class ViewRows:
         self.labels: dict[str, set[str]] = {}
         self.props: dict[str, dict] = {}
         self.stats = empty_stats()
+        self.generation: str | None = None      # of the snapshot read (`EmbeddedStore.view_rows`)
 
     def nodes(self) -> Iterator[tuple[str, str, dict]]:
         """(key, label, props) of every node, in the table's order (`lean_rows`); read once."""
@@ -95,17 +96,21 @@ class ViewRows:
             counts[label] += 1
             yield key, label, props
 
-    def edges(self, again: sqlite3.Connection | None = None) -> Iterator[tuple[str, str, str, dict]]:
-        """(type, source, target, props) of every edge, in id order, after `nodes()`; read once, or
-        read `again` from another snapshot of the same build (not counted again)."""
-        labels, props_of = self.labels, self.props
-        counts = self.stats["edges"] if again is None else Counter()
-        canonical = {key: key for key in props_of}
-        for etype, source, target, props in (self._rows[1] if again is None else lean_rows(again)[1]):
-            counts[etype] += 1
-            # the same set for a shared map, made once per type
-            props["__labels__"] = labels.get(etype) or labels.setdefault(etype, {etype})
-            yield etype, canonical.get(source, source), canonical.get(target, target), props
+    def edges(self) -> Iterator[tuple[str, str, str, dict]]:
+        """(type, source, target, props) of every edge, in id order, after `nodes()`; read once."""
+        return _named_edges(self._rows[1], self.props, self.labels, self.stats["edges"])
+
+
+def _named_edges(rows: Iterable[tuple[str, str, str, dict]], props_of: dict[str, dict],
+                 labels: dict[str, set[str]], counts: Counter) -> Iterator[tuple[str, str, str, dict]]:
+    """`rows` (edges of `lean_rows`) with their ends named by the keys of `props_of` (the nodes' own
+    key objects), each props map given its type's `__labels__` set, and counted in `counts`."""
+    canonical = {key: key for key in props_of}
+    for etype, source, target, props in rows:
+        counts[etype] += 1
+        # the same set for a shared map, made once per type
+        props["__labels__"] = labels.get(etype) or labels.setdefault(etype, {etype})
+        yield etype, canonical.get(source, source), canonical.get(target, target), props
 
 
 def view_networkx(nodes: Iterable[tuple[str, str, dict]], edges: Iterable[tuple[str, str, str, dict]],
@@ -152,8 +157,11 @@ class EmbeddedStore:
         self._graph: KnowledgeGraph | None = None
         self._nx: nx.MultiDiGraph | None = None
         self._nx_lock = threading.Lock()
-        self._rows: ViewRows | None = None       # of `view_rows`, whose node props the view shares
-        self._rows_generation: str | None = None
+        # the node props of the index loaded first (`view_rows`, `share_props`), which a networkx view
+        # built later shares, and the build they are of
+        self._props: dict[str, dict] | None = None
+        self._labels: dict[str, set[str]] = {}
+        self._props_generation: str | None = None
         self._stats: dict[str, dict[str, int]] | None = None
 
     def version(self) -> tuple[int, str | None] | None:
@@ -189,17 +197,18 @@ class EmbeddedStore:
             if self._nx is None:
                 with self._checking(VIEW_TABLES), self.state.reader() as db, \
                         collector_paused(keep=True):
-                    rows = self._rows
-                    if rows is None:
+                    props = self._props
+                    if props is None:
                         self._nx, self._stats = lean_networkx(db, self.state)
                     else:
-                        if read_generation(db) != self._rows_generation:
+                        if read_generation(db) != self._props_generation:
                             raise StoreUnavailableError(
                                 f"the store {self.path} was rebuilt after its graph was loaded",
                                 "retry: a server loads the new build by itself; a program opens "
                                 "the store again")
-                        nodes = ((key, "", rows.props[key]) for key in sorted(rows.props))
-                        self._nx = view_networkx(nodes, rows.edges(again=db), self.state)
+                        nodes = ((key, "", props[key]) for key in sorted(props))
+                        edges = _named_edges(lean_rows(db)[1], props, self._labels, Counter())
+                        self._nx = view_networkx(nodes, edges, self.state)
             return self._nx
 
     def networkx_loaded(self) -> nx.MultiDiGraph | None:
@@ -213,9 +222,19 @@ class EmbeddedStore:
         one was half of a big store's start. Integrity of the tables read is checked meanwhile."""
         with self._checking(VIEW_TABLES), self.state.reader() as db, collector_paused(keep=True):
             rows = ViewRows(db)
-            generation = read_generation(db)
+            rows.generation = read_generation(db)
             yield rows
-        self._rows, self._rows_generation, self._stats = rows, generation, rows.stats
+        self._props, self._labels, self._props_generation = rows.props, rows.labels, rows.generation
+        self._stats = rows.stats
+
+    def share_props(self, props: dict[str, dict], generation: str) -> None:
+        """The node props (each with its `__labels__` set) of a catalog index of build `generation`
+        that was not read from `view_rows` (`queries.index_snapshot`, saved by the build): the
+        networkx view built afterwards holds these dicts, and refuses another build's rows."""
+        self._props, self._labels, self._props_generation = props, {}, generation
+        stats = self.state.stats()
+        if self.state.generation() == generation:       # else a rebuild came between: counted live
+            self._stats = stats
 
     def lookups(self) -> dict[str, Callable]:
         """What the served view leaves in SQLite, read per request: `abstract_of(paper id)` and
@@ -267,5 +286,5 @@ class EmbeddedStore:
         return self.graph()
 
     def close(self) -> None:
-        self._graph, self._nx, self._stats, self._rows = None, None, None, None
+        self._graph, self._nx, self._stats, self._props = None, None, None, None
         self.state.close()

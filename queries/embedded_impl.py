@@ -311,18 +311,36 @@ def index_for(g: nx.MultiDiGraph) -> Index:
 
 
 def index_of(view: Any) -> Index:
-    """The index of a `graph.store.GraphView` store, built on first use and kept while the store
-    object lives: from its rows when it streams them (`view_rows`), else from its networkx view."""
+    """The index of a `graph.store.GraphView` store, made on first use and kept while the store
+    object lives: the one its build saved (`_saved_index`), else built from its rows when it streams
+    them (`view_rows`), else from its networkx view."""
     view_rows = getattr(view, "view_rows", None)
     if view_rows is None:
         return index_for(view.networkx())
     with _CACHE_LOCK:
         index = _CACHE.get(view)
         if index is None:
-            with view_rows() as rows:
-                index = Index.from_rows(rows.nodes(), rows.edges(), view.lookups())
+            index = _saved_index(view)
+            if index is None:
+                with view_rows() as rows:
+                    index = Index.from_rows(rows.nodes(), rows.edges(), view.lookups())
             _CACHE[view] = index
         return index
+
+
+def _saved_index(view: Any) -> Index | None:
+    """The index a build saved beside an embedded store for the build it holds now
+    (`queries.index_snapshot`), shared with the store's later networkx view; None without one."""
+    share_props = getattr(view, "share_props", None)
+    if share_props is None:
+        return None
+    from paperkg.queries import index_snapshot  # it builds on this module's Index
+
+    generation = view.state.generation()
+    index = index_snapshot.load(view.path, generation, view.lookups())
+    if index is not None:
+        share_props(index.props, generation)
+    return index
 
 
 def _top(rows: list[Row], limit: int | None, key: Callable[[Row], Any]) -> list[Row]:

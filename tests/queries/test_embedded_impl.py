@@ -13,7 +13,7 @@ import pytest
 from paperkg.graph.embedded import EmbeddedStore
 from paperkg.graph.errors import StoreUnavailableError, UnknownEntityError
 from paperkg.graph.state import BuildState
-from paperkg.queries import embedded_impl
+from paperkg.queries import embedded_impl, index_snapshot
 from paperkg.queries.catalog import load_catalog
 from paperkg.queries.runner import run_named
 from tests.queries.graphs import (
@@ -412,11 +412,16 @@ def test_remembered_results_are_not_shared_with_callers() -> None:
     assert run_named(STORE, "introduced_in", {"collection": "Daily Papers"})[0]["papers"] == 1
 
 
-def test_a_store_answers_the_catalog_from_its_rows_without_a_networkx_view(seed_store_path: Path) -> None:
-    """`paperkg serve` is ready once the index is built from the store's rows; the networkx view
-    (user Cypher's) comes after. Both indexes give the same answers, and the view built afterwards
-    holds the node props the index holds, not copies."""
-    store = EmbeddedStore(seed_store_path)
+def test_a_store_answers_the_catalog_from_its_rows_without_a_networkx_view(seed_store_path: Path,
+                                                                         tmp_path: Path) -> None:
+    """`paperkg serve` is ready once the index is built from the store's rows (a store without a
+    saved index: `queries.index_snapshot`); the networkx view (user Cypher's) comes after. Both
+    indexes give the same answers, and the view built afterwards holds the node props the index
+    holds, not copies."""
+    path = tmp_path / "store"
+    shutil.copytree(seed_store_path, path)
+    (path / index_snapshot.FILE).unlink()
+    store = EmbeddedStore(path)
     try:
         rows_index = embedded_impl.index_of(store)
         assert store.networkx_loaded() is None and embedded_impl.index_of(store) is rows_index

@@ -1,0 +1,192 @@
+"""The catalog's index a build saves beside an embedded store and `paperkg serve` loads
+(queries/index_snapshot.py): the same index as the one derived from the rows, used only for the build
+it names, never when damaged, and saved again by whatever changes the store."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import shutil
+from pathlib import Path
+
+import pytest
+
+from paperkg.api import build as pipeline
+from paperkg.api import curate
+from paperkg.graph import curation
+from paperkg.graph.embedded import EmbeddedStore
+from paperkg.graph.errors import StoreUnavailableError
+from paperkg.graph.state import BuildState
+from paperkg.queries import embedded_impl, index_snapshot
+from tests.conftest import _problems_are_fatal
+from tests.queries.parity import GraphOnly, cases, compare
+
+# what the index computes on demand, or takes from its store
+NOT_SAVED = {"lookups", "_co_ranked", "_names"}
+
+
+def _copy(seed_store_path: Path, tmp_path: Path) -> Path:
+    path = tmp_path / "store"
+    shutil.copytree(seed_store_path, path)
+    return path
+
+
+def _derived(path: Path) -> embedded_impl.Index:
+    store = EmbeddedStore(path)
+    try:
+        with store.view_rows() as rows:
+            return embedded_impl.Index.from_rows(rows.nodes(), rows.edges(), store.lookups())
+    finally:
+        store.close()
+
+
+def _generation(path: Path) -> str | None:
+    state = BuildState(path, read_only=True)
+    try:
+        return state.generation()
+    finally:
+        state.close()
+
+
+def test_a_build_saves_the_index_and_a_store_loads_it_without_deriving(
+        seed_store_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert index_snapshot.generation_of(seed_store_path) == _generation(seed_store_path)
+
+    def derive(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the index was derived from the rows")
+
+    monkeypatch.setattr(embedded_impl.Index, "from_rows", derive)
+    store = EmbeddedStore(seed_store_path)
+    try:
+        index = embedded_impl.index_of(store)
+        assert index.props and embedded_impl.index_of(store) is index
+    finally:
+        store.close()
+
+
+def test_the_saved_index_is_the_derived_one(seed_store_path: Path) -> None:
+    """Every table equal, in the same order where an answer follows the order; the node keys'
+    strings and the MENTIONS props maps shared as in the derived index (memory)."""
+    derived = _derived(seed_store_path)
+    loaded = index_snapshot.load(seed_store_path, _generation(seed_store_path), {})
+    assert loaded is not None
+    for f in dataclasses.fields(embedded_impl.Index):
+        if f.name not in NOT_SAVED:
+            assert getattr(loaded, f.name) == getattr(derived, f.name), f.name
+    for name in ("papers_of", "mentions_of", "relations", "years_of", "papers_in", "introductions",
+                 "result_links", "results_of", "papers_by_year"):
+        assert list(getattr(loaded, name)) == list(getattr(derived, name)), name
+    keys = {id(k) for k in loaded.props}
+    assert all(id(paper) in keys for papers in loaded.papers_of.values() for paper, _ in papers)
+    assert all(id(n) in keys for ns in loaded.mentions_of.values() for n in ns)
+    assert ({id(d) for ds in loaded.mention_props.values() for d in ds} ==
+            {id(d) for ps in loaded.papers_of.values() for _, d in ps})
+    assert (len({id(d) for ds in loaded.mention_props.values() for d in ds}) ==
+            len({id(d) for ds in derived.mention_props.values() for d in ds}))
+    assert all(d["__labels__"] == {"MENTIONS"} for ds in loaded.mention_props.values() for d in ds)
+    assert all(loaded.props[n]["__labels__"] == {loaded.label[n]} for n in loaded.props)
+
+
+def test_a_store_with_a_saved_index_answers_every_query_as_its_graph_does(seed_store_path: Path) -> None:
+    store = EmbeddedStore(seed_store_path)
+    try:
+        assert index_snapshot.generation_of(seed_store_path) is not None
+        assert compare(store, GraphOnly(store.graph()), cases(store.graph(), seed=5, per_query=15)) == []
+    finally:
+        store.close()
+
+
+def _flip_last_byte(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    data[-1] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize(("spoil", "said"), [
+    (_flip_last_byte, "damaged"),
+    (lambda p: p.write_bytes(p.read_bytes()[:-100]), "damaged"),
+    (lambda p: p.write_bytes(b"not an index at all"), "not a serving index"),
+    (lambda p: p.write_bytes(b""), None),
+    (lambda p: p.unlink(), None),
+])
+def test_a_damaged_or_missing_file_is_not_used(seed_store_path: Path, tmp_path: Path,
+                                               caplog: pytest.LogCaptureFixture, spoil, said) -> None:
+    """The store then derives its index from the rows (a slower start, the same answers)."""
+    path = _copy(seed_store_path, tmp_path)
+    spoil(path / index_snapshot.FILE)
+    with caplog.at_level(logging.INFO, logger="paperkg.queries"):
+        assert index_snapshot.load(path, _generation(path), {}) is None
+    if said:
+        assert said in caplog.text
+    store = EmbeddedStore(path)
+    try:
+        assert compare(store, GraphOnly(store.graph()), cases(store.graph(), seed=7, per_query=4)) == []
+    finally:
+        store.close()
+
+
+def test_the_index_of_another_build_or_format_is_not_used(seed_store_path: Path, tmp_path: Path) -> None:
+    path = _copy(seed_store_path, tmp_path)
+    generation = _generation(path)
+    assert generation is not None
+    index_snapshot.write(path, _derived(path), "another-build")
+    assert index_snapshot.generation_of(path) == "another-build"
+    assert index_snapshot.load(path, generation, {}) is None
+    index_snapshot.write(path, _derived(path), generation)
+    assert index_snapshot.load(path, generation, {}) is not None
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(index_snapshot, "FORMAT", index_snapshot.FORMAT + 1)
+        assert index_snapshot.load(path, generation, {}) is None
+        assert index_snapshot.generation_of(path) is None
+
+
+def test_remove_and_a_correction_save_the_index_of_their_build(seed_store_path: Path, tmp_path: Path) -> None:
+    path = _copy(seed_store_path, tmp_path)
+    store = EmbeddedStore(path)
+    paper = next(iter(store.state.corpus())).ids[0]
+    store.close()
+    summary = pipeline.remove([paper], path)
+    assert summary.serving_index_s is not None
+    assert index_snapshot.generation_of(path) == _generation(path)
+
+    before = _generation(path)
+    curate.correct(path, [curation.validate("rename", "GRPO", "Group Relative PO")])
+    assert _generation(path) != before
+    assert index_snapshot.generation_of(path) == _generation(path)
+    loaded = index_snapshot.load(path, _generation(path), {})
+    assert loaded is not None and "Group Relative PO" in {p.get("name") for p in loaded.props.values()}
+
+
+def test_a_build_that_changes_nothing_keeps_the_saved_index(seed_store_path: Path, tmp_path: Path) -> None:
+    from tests.conftest import EXAMPLES
+
+    path = _copy(seed_store_path, tmp_path)
+    written = (path / index_snapshot.FILE).stat().st_mtime_ns
+    summary = pipeline.build([str(EXAMPLES)], path, _problems_are_fatal)
+    assert not summary.saved and summary.serving_index_s is None
+    assert (path / index_snapshot.FILE).stat().st_mtime_ns == written
+
+
+def test_the_networkx_view_after_a_loaded_index_shares_its_props_and_its_build(
+        seed_store_path: Path, tmp_path: Path) -> None:
+    """User Cypher's view, built after a loaded index, holds the index's node props (not copies), and
+    refuses the rows of a build made in between, as after an index derived from the rows."""
+    path = _copy(seed_store_path, tmp_path)
+    store = EmbeddedStore(path)
+    try:
+        index = embedded_impl.index_of(store)
+        g = store.networkx()
+        assert all(g.nodes[n] is index.props[n] for n in index.props)
+        assert g.number_of_edges() == sum(store.stats()["edges"].values())
+    finally:
+        store.close()
+    store = EmbeddedStore(path)
+    try:
+        embedded_impl.index_of(store)
+        with BuildState(path).transaction() as tx:
+            assert tx.remove([next(iter(store.state.corpus())).ids[0]]) == []
+            tx.derive()
+        with pytest.raises(StoreUnavailableError, match="rebuilt after its graph was loaded"):
+            store.networkx()
+    finally:
+        store.close()
