@@ -22,7 +22,6 @@ from paperkg.graph.errors import InputNotFoundError
 from paperkg.graph.review import Item
 from paperkg.graph.review import review as queue_of
 from paperkg.graph.state import BuildState
-from paperkg.queries import index_snapshot
 from paperkg.queries.suggest import state_suggester
 
 if TYPE_CHECKING:
@@ -50,8 +49,6 @@ def _state(store_dir: str | Path, *, write: bool, neo4j: str | None) -> Iterator
         yield state
     finally:
         state.close()
-    if write and not neo4j:     # the change made the saved serving index another build's
-        index_snapshot.save(store_dir)
 
 
 def _uri(target: GraphWriter | None) -> str | None:

@@ -30,6 +30,9 @@ from typing import Any
 
 import httpx
 
+if __package__ in (None, ""):            # run as a file (python benchmarks/serve_start.py)
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
 from benchmarks.query_latency import CLK_TCK, _cpu_ticks, _loadavg, _rss_mb, serve
 
 

@@ -58,6 +58,35 @@ def _label(attrs: dict[str, Any]) -> str:
     return next(iter(labels)) if len(labels) == 1 else ""
 
 
+class PathAdjacency:
+    """Node -> its neighbours over MENTIONS and relations, either direction: a paper's `mentions_of`
+    list itself, an entity's set (related entities and papers) made the first time it is asked for
+    and kept. Made at start for every entity, these sets were ~2 s of a 209k-abstract store's start
+    and hundreds of MB at 1M, for the few entities paths are asked between. It holds the index's
+    tables, not the index (a cycle would outlive a reload: `graph.store.collector_paused`)."""
+
+    __slots__ = ("_mentions_of", "_papers_of", "_relations", "_sets")
+
+    def __init__(self, relations: dict[str, list[tuple[str, str, str, int, float]]],
+                 papers_of: dict[str, list[tuple[str, dict[str, Any]]]],
+                 mentions_of: dict[str, list[str]]) -> None:
+        self._relations, self._papers_of, self._mentions_of = relations, papers_of, mentions_of
+        self._sets: dict[str, set[str]] = {}
+
+    def get(self, node: str, default: Any = None) -> Any:
+        """`node`'s neighbours (a list or a set: read them, never change them), or `default`."""
+        near: Collection[str] | None = self._mentions_of.get(node) or self._sets.get(node)
+        if near is not None:
+            return near
+        relations, papers = self._relations.get(node), self._papers_of.get(node)
+        if relations is None and papers is None:
+            return default
+        found = {r[2] for r in relations or ()}
+        found.update(map(itemgetter(0), papers or ()))
+        self._sets[node] = found          # two threads asking at once: the same set, one kept
+        return found
+
+
 @dataclass
 class Index:
     """Lookup tables over one graph (node keys as in `graph.model.node_key`).
@@ -98,9 +127,9 @@ class Index:
     # ambiguous hub's union of papers (263k at 1M abstracts) took half a second per request
     years_of_key: dict[str, dict[int, int]] = field(default_factory=dict)
     latest_year: int | None = None                                     # of any paper
-    # node -> neighbours over MENTIONS and relations, either direction (for shortest paths): a set
-    # for an entity, a paper's `mentions_of` list itself (a set per paper was 700 MB at 1M papers)
-    path_adj: dict[str, Collection[str]] = field(default_factory=dict)
+    # node -> neighbours over MENTIONS and relations, either direction (shortest paths,
+    # papers_with_all): `PathAdjacency` over the tables above
+    path_adj: PathAdjacency = field(default_factory=lambda: PathAdjacency({}, {}, {}))
     # search: all entity keys joined by "\x00", each key's start offset and owning entity
     key_blob: str = ""
     key_starts: list[int] = field(default_factory=list)
@@ -164,10 +193,9 @@ class Index:
         introduces_of: dict[str, list[str]] = defaultdict(list)
         papers_in: dict[str, list[str]] = defaultdict(list)
         relations: dict[str, list[tuple[str, str, str, int, float]]] = defaultdict(list)
-        path_adj: dict[str, set[str]] = defaultdict(set)     # of entities
         # The loop runs once per edge (8M at 1M abstracts), so it does as little as it can: a
         # paper's MENTIONS are contiguous (edges come in id order), so its lists are looked up once
-        # per paper, and an entity's path adjacency to its papers is filled afterwards, in C.
+        # per paper.
         last, targets, targets_props = None, [], []
         for etype, source, target, attrs in edges:
             if etype == "MENTIONS":
@@ -187,15 +215,11 @@ class Index:
                 confidence = 1.0 if confidence is None else confidence
                 relations[source].append((etype, "out", target, support, confidence))
                 relations[target].append((etype, "in", source, support, confidence))
-                path_adj[source].add(target)
-                path_adj[target].add(source)
             elif etype == "REPORTS":
                 index.result_paper[target] = source
             elif etype in _RESULT_LINKS:
                 index.result_links.setdefault(source, {})[etype] = target
                 index.results_of.setdefault(target, []).append((etype, source))
-        for node, mentioning in papers_of.items():
-            path_adj[node].update(map(itemgetter(0), mentioning))
         # paper id order (papers_mentioning pages by it): a paper's key is its id behind one prefix
         # (`node_key`), and an entity has one MENTIONS edge per paper, so the tuples sort by key
         # alone, in C; edges come in id order (by paper within a type), so mostly sorted already
@@ -204,7 +228,8 @@ class Index:
         index.papers_of, index.mentions_of = dict(papers_of), dict(mentions_of)
         index.mention_props, index.collections_of = dict(mention_props), dict(collections_of)
         index.introduces_of, index.papers_in = dict(introduces_of), dict(papers_in)
-        index.relations, index.path_adj = dict(relations), {**path_adj, **index.mentions_of}
+        index.relations = dict(relations)
+        index.path_adj = PathAdjacency(index.relations, index.papers_of, index.mentions_of)
         papers_by_year: dict[int, list[str]] = defaultdict(list)
         for node, label in index.label.items():
             year = index.props[node].get("year") if label == "Paper" else None
@@ -742,7 +767,7 @@ def _shortest(ix: Index, a: str, b: str, max_hops: int) -> tuple[list[str], list
     return path, vias
 
 
-def _cost(adj: dict[str, Collection[str]], nodes: set[str], bound: int | None = None) -> int:
+def _cost(adj: PathAdjacency, nodes: set[str], bound: int | None = None) -> int:
     """The edges to follow from `nodes`, counted until they pass `bound`: deciding which side of
     the search to expand must not walk a hub's every paper (28k at 100k abstracts)."""
     total = 0
@@ -765,7 +790,7 @@ def _smallest_id(ix: Index, nodes: set[str]) -> str:
     return min(best, key=lambda n: ix.props[n]["id"])
 
 
-def _touching(adj: dict[str, Collection[str]], candidates: set[str], layer: set[str]) -> set[str]:
+def _touching(adj: PathAdjacency, candidates: set[str], layer: set[str]) -> set[str]:
     """The candidates adjacent to some node of `layer`, from whichever side is cheaper to walk."""
     if _cost(adj, layer, len(candidates)) < len(candidates):
         near: set[str] = set()

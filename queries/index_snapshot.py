@@ -26,8 +26,9 @@ import mmap
 import os
 import struct
 import zlib
-from collections.abc import Iterable
-from itertools import accumulate
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import accumulate, chain
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
@@ -36,16 +37,16 @@ import msgspec
 
 from paperkg.graph.embedded import EmbeddedStore
 from paperkg.graph.store import collector_paused
-from paperkg.queries.embedded_impl import Index
+from paperkg.queries.embedded_impl import Index, PathAdjacency
 
 log = logging.getLogger("paperkg.queries")
 
 FILE = "serving-index.msgpack"
-FORMAT = 1
+FORMAT = 3
 _MAGIC = b"PKGIDX\x00\x01"
 _LENGTHS = struct.Struct("<II")        # header length, CRC-32 of the body
 _DIRS = ("out", "in")
-_first, _second = itemgetter(0), itemgetter(1)
+_first, _second, _third, _fourth, _fifth = map(itemgetter, range(5))
 
 
 class _Header(msgspec.Struct, array_like=True):
@@ -54,37 +55,84 @@ class _Header(msgspec.Struct, array_like=True):
     body_bytes: int
 
 
-class _Body(msgspec.Struct, array_like=True):
-    """The index as numbers into `keys` (nodes) and `shared` (per-paper edge props). Lists of
-    (node, values...) keep each table's order, which some answers follow."""
+class _Groups(msgspec.Struct, array_like=True):
+    """A table of node -> lists of numbers, flat (native uint32 arrays): the `i`th owner's lists are
+    `column[ends[i-1]:ends[i]]` of each column. A few big buffers rather than a Python list per node:
+    decoding millions of small lists of ints left ~400 MB of freed but fragmented heap behind."""
 
-    keys: list[str]
+    owners: bytes
+    ends: bytes
+    columns: list[bytes]
+
+
+class _Body(msgspec.Struct, array_like=True):
+    """The index as numbers into `keys` (nodes) and `shared` (per-paper edge props); arrays of numbers
+    are native uint32 (`_u32`). Tables keep their order, which some answers follow."""
+
+    keys: list[str]                                   # the nodes', then keys edges name without a node
     labels: list[str]
-    label_of: list[int]
-    props: list[dict[str, Any]]                       # per node (`__labels__` replaced on load)
-    shared: list[dict[str, Any]]                      # without `__labels__`
-    shared_label: list[int]                           # the edge type of each, into `labels`
-    by_key: list[tuple[str, list[int]]]               # sorted by key (search needs them so)
-    by_type: list[tuple[str, list[int]]]
-    by_family: list[tuple[str, list[int]]]
-    ranked: list[int]
-    papers_of: list[tuple[int, list[int], list[int]]]     # entity, papers, their edge props
-    mentions_of: list[tuple[int, list[int], list[int]]]   # paper, entities, their edge props
-    collections_of: list[tuple[int, list[int]]]
-    introduces_of: list[tuple[int, list[int]]]
-    papers_in: list[tuple[int, list[int]]]
-    paper_by_id: list[tuple[str, int]]
+    label_of: bytes                                   # per node
+    props: list[dict[str, Any]]                       # per node, without `__labels__`
+    shared: list[dict[str, Any]]                      # MENTIONS props maps, without `__labels__`
+    by_key_names: list[str]                           # sorted (search needs them so)
+    by_key: _Groups                                   # owners: positions in `by_key_names`
+    by_type: list[tuple[str, bytes]]
+    by_family: list[tuple[str, bytes]]
+    ranked: bytes
+    papers_of: _Groups                                # entity: papers, their edge props
+    mentions_of: _Groups                              # paper: entities, their edge props
+    collections_of: _Groups
+    introduces_of: _Groups
+    papers_in: _Groups
+    paper_ids: list[str]
+    paper_by_id: bytes
     relation_types: list[str]
-    # entity, relation types, directions (0 out, 1 in), other ends, supports, confidences
-    relations: list[tuple[int, list[int], list[int], list[int], list[Any], list[Any]]]
-    result_paper: list[tuple[int, int]]
-    result_links: list[tuple[int, list[str], list[int]]]
-    results_of: list[tuple[int, list[str], list[int]]]
-    papers_by_year: list[tuple[int, list[int]]]
-    years_of: list[tuple[int, dict[int, int]]]
+    relations: _Groups                                # entity: types, directions (0 out), other ends
+    supports: list[Any]                               # of each relation, in `relations`' order
+    confidences: list[Any]
+    result_paper: tuple[bytes, bytes]                 # results, their papers
+    link_types: list[str]
+    result_links: _Groups                             # result: link types, entities
+    results_of: _Groups                               # entity: link types, results
+    papers_by_year: list[tuple[int, bytes]]
+    years_of: tuple[bytes, list[dict[int, int]]]
     years_of_key: list[tuple[str, dict[int, int]]]
-    path_adj: list[tuple[int, list[int]]]              # entities only; a paper's is its mentions
     introductions: list[tuple[int, list[dict[str, Any]]]]
+
+
+class _Numbering(dict[str, int]):
+    """Node key -> its number: the nodes' in order, then each key only an edge names, as met."""
+
+    def __init__(self, nodes: list[str]) -> None:
+        super().__init__(zip(nodes, range(len(nodes)), strict=True))
+        self.keys_in_order = list(nodes)
+
+    def __missing__(self, key: str) -> int:
+        number = self[key] = len(self.keys_in_order)
+        self.keys_in_order.append(key)
+        return number
+
+
+def _u32(values: Iterable[int]) -> bytes:
+    return array("I", values).tobytes()
+
+
+def _ints(data: bytes) -> memoryview:
+    return memoryview(data).cast("I")
+
+
+def _groups(owners: Iterable[int], lists: Sequence[Sequence[Any]],
+            *columns: Callable[[Iterable[Any]], Iterable[int]]) -> _Groups:
+    """The table whose owners are `owners` and whose lists are `lists`: each column the numbers
+    `column` makes of the lists' items, all lists one after the other (iterated in C)."""
+    ends = _u32(accumulate(map(len, lists)))
+    return _Groups(_u32(owners), ends, [_u32(column(chain.from_iterable(lists))) for column in columns])
+
+
+def _spans(groups: _Groups) -> Iterator[tuple[int, int, int]]:
+    """(owner, start, end) of every group, in order: its slice of each column (iterated in C)."""
+    ends = _ints(groups.ends)
+    return zip(_ints(groups.owners), chain((0,), ends), ends, strict=False)
 
 
 def path(store_dir: Path) -> Path:
@@ -93,58 +141,82 @@ def path(store_dir: Path) -> Path:
 
 def encode(index: Index, generation: str) -> bytes:
     """The file's bytes for `index`, of build `generation`."""
-    keys = sorted(index.props)
-    ref = {k: i for i, k in enumerate(keys)}
-    labels = sorted(set(index.label.values()) | {"MENTIONS"})
+    nodes = sorted(index.props)
+    # an edge may name a node the rows lack (the index keeps such edges): numbered after the nodes
+    ref = _Numbering(nodes)
+    labels = sorted(set(index.label.values()))
     label_ref = {name: i for i, name in enumerate(labels)}
     # every MENTIONS edge's props map, once (most are shared by many edges), in the order first met
     distinct = {id(d): d for ds in index.mention_props.values() for d in ds}
     shared_ref = {key: i for i, key in enumerate(distinct)}
     shared = [{k: v for k, v in d.items() if k != "__labels__"} for d in distinct.values()]
 
-    def share(ds: Iterable[dict[str, Any]]) -> list[int]:
-        return list(map(shared_ref.__getitem__, map(id, ds)))
+    def share(ds: Iterable[dict[str, Any]]) -> Iterator[int]:
+        return map(shared_ref.__getitem__, map(id, ds))
 
-    def refs(nodes: Any) -> list[int]:
-        return list(map(ref.__getitem__, nodes))
+    def refs(nodes: Iterable[str]) -> Iterator[int]:
+        return map(ref.__getitem__, nodes)
 
-    def by_node(table: dict[str, Any]) -> list[tuple[int, list[int]]]:
-        return [(ref[k], refs(v)) for k, v in table.items()]
+    def by_node(table: dict[str, list[str]]) -> _Groups:
+        return _groups(refs(table), list(table.values()), refs)
+
+    def table(mapping: dict[str, Any]) -> tuple[Iterator[int], list[Any]]:
+        return refs(mapping), list(mapping.values())
 
     rtypes = sorted({r[0] for rows in index.relations.values() for r in rows})
     rtype_ref = {t: i for i, t in enumerate(rtypes)}
-    body = _Body(
-        keys=keys, labels=labels,
-        label_of=list(map(label_ref.__getitem__, map(index.label.__getitem__, keys))),
-        props=list(map(index.props.__getitem__, keys)),     # `__labels__` comes as a list
-        shared=shared, shared_label=[label_ref["MENTIONS"]] * len(shared),
-        by_key=[(k, refs(index.by_key[k])) for k in sorted(index.by_key)],
-        by_type=[(t, refs(v)) for t, v in index.by_type.items()],
-        by_family=[(f, refs(v)) for f, v in index.by_family.items()],
-        ranked=refs(index.ranked),
-        papers_of=[(ref[e], refs(map(_first, ps)), share(map(_second, ps)))
-                   for e, ps in index.papers_of.items()],
-        mentions_of=[(ref[p], refs(es), share(index.mention_props[p]))
-                     for p, es in index.mentions_of.items()],
-        collections_of=by_node(index.collections_of), introduces_of=by_node(index.introduces_of),
-        papers_in=by_node(index.papers_in),
-        paper_by_id=[(rid, ref[p]) for rid, p in index.paper_by_id.items()],
-        relation_types=rtypes,
-        relations=[(ref[e], list(map(rtype_ref.__getitem__, ts)), list(map(_DIRS.index, ds)), refs(os_),
-                     list(ss), list(cs)) for e, (ts, ds, os_, ss, cs) in
-                   ((e, zip(*rs, strict=True)) for e, rs in index.relations.items())],
-        result_paper=[(ref[r], ref[p]) for r, p in index.result_paper.items()],
-        result_links=[(ref[r], list(links), refs(links.values()))
-                      for r, links in index.result_links.items()],
-        results_of=[(ref[e], list(map(_first, rs)), refs(map(_second, rs)))
-                    for e, rs in index.results_of.items()],
-        papers_by_year=[(y, refs(ps)) for y, ps in index.papers_by_year.items()],
-        years_of=[(ref[e], ys) for e, ys in index.years_of.items()],
-        years_of_key=list(index.years_of_key.items()),
-        path_adj=[(ref[n], refs(adj)) for n, adj in index.path_adj.items() if n not in index.mentions_of],
-        introductions=[(ref[c], rows) for c, rows in index.introductions.items()],
-    )
-    data = msgspec.msgpack.encode(body)
+    link_types = sorted({t for links in index.result_links.values() for t in links})
+    link_ref = {t: i for i, t in enumerate(link_types)}
+    relations = list(index.relations.values())
+    key_names = sorted(index.by_key)
+    years_of = list(index.years_of.items())
+    # the props without their `__labels__` sets (shared, made again on load), put back afterwards
+    node_props = list(map(index.props.__getitem__, nodes))
+    label_sets = [props.pop("__labels__", None) for props in node_props]
+    try:
+        body = _Body(
+            keys=ref.keys_in_order, labels=labels,
+            label_of=_u32(map(label_ref.__getitem__, map(index.label.__getitem__, nodes))),
+            props=node_props, shared=shared,
+            by_key_names=key_names,
+            by_key=_groups(range(len(key_names)), [index.by_key[k] for k in key_names], refs),
+            by_type=[(t, _u32(refs(v))) for t, v in index.by_type.items()],
+            by_family=[(f, _u32(refs(v))) for f, v in index.by_family.items()],
+            ranked=_u32(refs(index.ranked)),
+            papers_of=_groups(*table(index.papers_of), lambda ps: refs(map(_first, ps)),
+                              lambda ps: share(map(_second, ps))),
+            mentions_of=_groups(*table({p: list(zip(es, index.mention_props[p], strict=True))
+                                        for p, es in index.mentions_of.items()}),
+                                lambda ms: refs(map(_first, ms)), lambda ms: share(map(_second, ms))),
+            collections_of=by_node(index.collections_of), introduces_of=by_node(index.introduces_of),
+            papers_in=by_node(index.papers_in),
+            paper_ids=list(index.paper_by_id), paper_by_id=_u32(refs(index.paper_by_id.values())),
+            relation_types=rtypes,
+            relations=_groups(refs(index.relations), relations,
+                              lambda rs: map(rtype_ref.__getitem__, map(_first, rs)),
+                              lambda rs: map(_DIRS.index, map(_second, rs)),
+                              lambda rs: refs(map(_third, rs))),
+            supports=list(map(_fourth, chain.from_iterable(relations))),
+            confidences=list(map(_fifth, chain.from_iterable(relations))),
+            result_paper=(_u32(refs(index.result_paper)), _u32(refs(index.result_paper.values()))),
+            link_types=link_types,
+            result_links=_groups(refs(index.result_links),
+                                 [list(ls.items()) for ls in index.result_links.values()],
+                                 lambda ls: map(link_ref.__getitem__, map(_first, ls)),
+                                 lambda ls: refs(map(_second, ls))),
+            results_of=_groups(*table(index.results_of),
+                               lambda rs: map(link_ref.__getitem__, map(_first, rs)),
+                               lambda rs: refs(map(_second, rs))),
+            papers_by_year=[(y, _u32(refs(ps))) for y, ps in index.papers_by_year.items()],
+            years_of=(_u32(refs(map(_first, years_of))), list(map(_second, years_of))),
+            years_of_key=list(index.years_of_key.items()),
+            introductions=[(ref[c], rows) for c, rows in index.introductions.items()],
+        )
+        data = msgspec.msgpack.encode(body)
+    finally:
+        for props, label_set in zip(node_props, label_sets, strict=True):
+            if label_set is not None:
+                props["__labels__"] = label_set
     header = msgspec.msgpack.encode(_Header(FORMAT, generation, len(data)))
     return _MAGIC + _LENGTHS.pack(len(header), zlib.crc32(data)) + header + data
 
@@ -189,6 +261,8 @@ def load(store_dir: Path, generation: str | None, lookups: dict[str, Any]) -> In
         with open(path(store_dir), "rb") as fh:
             view = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError):      # none, unreadable, or empty
+        log.info("no serving index beside the store %s: deriving it from the rows (the store's next "
+                 "build saves one)", store_dir)
         return None
     with view, collector_paused(keep=True):
         body = _read(view, generation, store_dir)
@@ -223,53 +297,71 @@ def _read(view: mmap.mmap, generation: str, store_dir: Path) -> _Body | None:
             data.release()
 
 
+def _lists(groups: _Groups, key: Any) -> dict[str, list[str]]:
+    values = _ints(groups.columns[0])
+    return {key(owner): list(map(key, values[s:t])) for owner, s, t in _spans(groups)}
+
+
 def _index(body: _Body, lookups: dict[str, Any]) -> Index:
-    """The index `body` describes: each table made in C from the flat lists, with the node keys'
+    """The index `body` describes: each table made in C from the flat arrays, with the node keys'
     own string objects wherever a node is named."""
     keys = body.keys
     key = keys.__getitem__
     label_sets = [{name} for name in body.labels]
     label_names = [next(iter(s)) for s in label_sets]
-    for props, label in zip(body.props, body.label_of, strict=True):
+    mentions = {"MENTIONS"}
+    for props, label in zip(body.props, _ints(body.label_of), strict=True):
         props["__labels__"] = label_sets[label]
-    for props, label in zip(body.shared, body.shared_label, strict=True):
-        props["__labels__"] = label_sets[label]
+    for props in body.shared:
+        props["__labels__"] = mentions
     shared = body.shared.__getitem__
     index = Index(lookups=lookups)
-    index.props = dict(zip(keys, body.props, strict=True))
-    index.label = dict(zip(keys, map(label_names.__getitem__, body.label_of), strict=True))
-    index.by_key = {k: list(map(key, ns)) for k, ns in body.by_key}
-    index.by_type = {t: list(map(key, ns)) for t, ns in body.by_type}
-    index.by_family = {f: list(map(key, ns)) for f, ns in body.by_family}
-    index.ranked = list(map(key, body.ranked))
+    nodes = keys[:len(body.props)]
+    index.props = dict(zip(nodes, body.props, strict=True))
+    index.label = dict(zip(nodes, map(label_names.__getitem__, _ints(body.label_of)), strict=True))
+    names = body.by_key_names
+    by_key = _ints(body.by_key.columns[0])
+    index.by_key = {names[i]: list(map(key, by_key[s:t])) for i, s, t in _spans(body.by_key)}
+    index.by_type = {t: list(map(key, _ints(ns))) for t, ns in body.by_type}
+    index.by_family = {f: list(map(key, _ints(ns))) for f, ns in body.by_family}
+    index.ranked = list(map(key, _ints(body.ranked)))
     index.rank = dict(zip(index.ranked, range(len(index.ranked)), strict=True))
-    index.papers_of = {key(e): list(zip(map(key, ps), map(shared, ds), strict=True))
-                       for e, ps, ds in body.papers_of}
-    index.mentions_of = {key(p): list(map(key, es)) for p, es, _ in body.mentions_of}
-    index.mention_props = {key(p): list(map(shared, ds)) for p, _, ds in body.mentions_of}
-    index.collections_of = {key(p): list(map(key, cs)) for p, cs in body.collections_of}
-    index.introduces_of = {key(p): list(map(key, es)) for p, es in body.introduces_of}
-    index.papers_in = {key(c): list(map(key, ps)) for c, ps in body.papers_in}
-    index.paper_by_id = {rid: key(p) for rid, p in body.paper_by_id}
+    papers, props = map(_ints, body.papers_of.columns)
+    index.papers_of = {key(e): list(zip(map(key, papers[s:t]), map(shared, props[s:t]), strict=True))
+                       for e, s, t in _spans(body.papers_of)}
+    entities, props = map(_ints, body.mentions_of.columns)
+    index.mentions_of = {key(p): list(map(key, entities[s:t])) for p, s, t in _spans(body.mentions_of)}
+    index.mention_props = {key(p): list(map(shared, props[s:t])) for p, s, t in _spans(body.mentions_of)}
+    index.collections_of = _lists(body.collections_of, key)
+    index.introduces_of = _lists(body.introduces_of, key)
+    index.papers_in = _lists(body.papers_in, key)
+    index.paper_by_id = dict(zip(body.paper_ids, map(key, _ints(body.paper_by_id)), strict=True))
     rtype, direction = body.relation_types.__getitem__, _DIRS.__getitem__
+    types, dirs, others = map(_ints, body.relations.columns)
+    supports, confidences = body.supports, body.confidences
     index.relations = {
-        key(e): list(zip(map(rtype, ts), map(direction, ds), map(key, os_), ss, cs, strict=True))
-        for e, ts, ds, os_, ss, cs in body.relations}
-    index.result_paper = {key(r): key(p) for r, p in body.result_paper}
-    index.result_links = {key(r): dict(zip(ts, map(key, es), strict=True)) for r, ts, es in body.result_links}
-    index.results_of = {key(e): list(zip(ts, map(key, rs), strict=True)) for e, ts, rs in body.results_of}
-    index.papers_by_year = {y: list(map(key, ps)) for y, ps in body.papers_by_year}
-    index.years_of = {key(e): ys for e, ys in body.years_of}
+        key(e): list(zip(map(rtype, types[s:t]), map(direction, dirs[s:t]), map(key, others[s:t]),
+                         supports[s:t], confidences[s:t], strict=True))
+        for e, s, t in _spans(body.relations)}
+    results, result_papers = body.result_paper
+    index.result_paper = dict(zip(map(key, _ints(results)), map(key, _ints(result_papers)), strict=True))
+    link = body.link_types.__getitem__
+    types, ends = map(_ints, body.result_links.columns)
+    index.result_links = {key(r): dict(zip(map(link, types[s:t]), map(key, ends[s:t]), strict=True))
+                          for r, s, t in _spans(body.result_links)}
+    types, ends = map(_ints, body.results_of.columns)
+    index.results_of = {key(e): list(zip(map(link, types[s:t]), map(key, ends[s:t]), strict=True))
+                        for e, s, t in _spans(body.results_of)}
+    index.papers_by_year = {y: list(map(key, _ints(ps))) for y, ps in body.papers_by_year}
+    index.years_of = dict(zip(map(key, _ints(body.years_of[0])), body.years_of[1], strict=True))
     index.years_of_key = dict(body.years_of_key)
     index.latest_year = max(index.papers_by_year, default=None)
-    index.path_adj = {**{key(n): set(map(key, adj)) for n, adj in body.path_adj}, **index.mentions_of}
+    index.path_adj = PathAdjacency(index.relations, index.papers_of, index.mentions_of)
     index.introductions = {key(c): rows for c, rows in body.introductions}
-    index.key_owner = [k for k, _ in body.by_key]
-    index.key_starts = list(accumulate((len(k) + 1 for k in index.key_owner), initial=0))[:-1]
-    index.key_blob = "\x00".join(index.key_owner) + "\x00"
+    index.key_owner = names
+    index.key_starts = list(accumulate((len(k) + 1 for k in names), initial=0))[:-1]
+    index.key_blob = "\x00".join(names) + "\x00"
     return index
-
-
 
 def save(store_dir: str | Path) -> Path | None:
     """Derive the catalog index of the embedded store at `store_dir` from its rows and save it beside
