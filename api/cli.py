@@ -320,12 +320,17 @@ def main() -> None:
 @click.option("--replace-neo4j-graph", is_flag=True,
               help="With --neo4j: replace a graph another --store directory wrote there (refused "
                    "otherwise).")
+@click.option("--serving-index", type=click.Choice(["auto", "wait", "background"]), default="auto",
+              show_default=True,
+              help="When to save the index `paperkg serve` loads: before returning, or in the background "
+                   "once the store is committed (a server started meanwhile derives it); auto: in the "
+                   "background from 20,000 papers.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option("-q", "--quiet", is_flag=True,
               help="No progress on a terminal (the loading line and the bar); problems are still reported.")
 @handle_errors
 def build(inputs: tuple[str, ...], mode: str, jobs: int, dask_address: str | None, as_json: bool,
-          quiet: bool, **kwargs: Any) -> None:
+          quiet: bool, serving_index: str, **kwargs: Any) -> None:
     """Read INPUT files (collection .txt, .jsonl, .csv, .gz, directories, - for stdin), extract,
     resolve and add them to the store. With --neo4j, the build state (records, extractions, the
     derived graph) stays in the --store directory and Neo4j receives what changed."""
@@ -337,7 +342,8 @@ def build(inputs: tuple[str, ...], mode: str, jobs: int, dask_address: str | Non
         summary = pipeline.build(inputs, store_dir, reporter, target=target, mode=mode, n_process=jobs,
                                  dask=dask_address, on_wait=_waiting(store_dir),
                                  progress=progress_bar if _on_terminal(quiet) else None,
-                                 on_stage=_say if _on_terminal(quiet) else None)
+                                 on_stage=_say if _on_terminal(quiet) else None,
+                                 serving_index=serving_index)
     finally:
         if target is not None:
             target.close()
@@ -368,16 +374,22 @@ def build(inputs: tuple[str, ...], mode: str, jobs: int, dask_address: str | Non
 @click.option("--replace-neo4j-graph", is_flag=True,
               help="With --neo4j: replace a graph another --store directory wrote there (refused "
                    "otherwise).")
+@click.option("--serving-index", type=click.Choice(["auto", "wait", "background"]), default="auto",
+              show_default=True,
+              help="When to save the index `paperkg serve` loads: before returning, or in the background "
+                   "once the store is committed (a server started meanwhile derives it); auto: in the "
+                   "background from 20,000 papers.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @handle_errors
-def remove(ids: tuple[str, ...], as_json: bool, **kwargs: Any) -> None:
+def remove(ids: tuple[str, ...], as_json: bool, serving_index: str, **kwargs: Any) -> None:
     """Remove the papers with these ids, and every entity, mention, relation and alias only they
     supported: the graph becomes the one a build without them makes."""
     from paperkg.api import build as pipeline
 
     store_dir, target = _build_target(kwargs)
     try:
-        summary = pipeline.remove(ids, store_dir, target=target, on_wait=_waiting(store_dir))
+        summary = pipeline.remove(ids, store_dir, target=target, on_wait=_waiting(store_dir),
+                                  serving_index=serving_index)
     finally:
         if target is not None:
             target.close()
@@ -409,14 +421,19 @@ def check(store: str) -> None:
 @main.command()
 @click.option("--store", "store", envvar="PAPERKG_STORE", default=DEFAULT_STORE, show_default=True,
               type=click.Path(file_okay=False), help="Embedded store directory [env PAPERKG_STORE].")
+@click.option("--serving-index", type=click.Choice(["auto", "wait", "background"]), default="auto",
+              show_default=True,
+              help="When to save the index `paperkg serve` loads: before returning, or in the background "
+                   "once the store is committed (a server started meanwhile derives it); auto: in the "
+                   "background from 20,000 papers.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @handle_errors
-def repair(store: str, as_json: bool) -> None:
+def repair(store: str, as_json: bool, serving_index: str) -> None:
     """Derive the graph again from the stored records and extractions (no extraction): mends
     damaged derived rows (`paperkg check` names them)."""
     from paperkg.api import build as pipeline
 
-    summary = pipeline.repair(store, on_wait=_waiting(store))
+    summary = pipeline.repair(store, on_wait=_waiting(store), serving_index=serving_index)
     if as_json:
         _print_json(summary.to_json())
         return

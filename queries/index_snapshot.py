@@ -21,10 +21,12 @@ wrong answer.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import logging
 import mmap
 import os
 import struct
+import sys
 import zlib
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -42,6 +44,7 @@ from paperkg.queries.embedded_impl import Index, PathAdjacency
 log = logging.getLogger("paperkg.queries")
 
 FILE = "serving-index.msgpack"
+LOCK_FILE = "serving-index.lock"
 FORMAT = 3
 _MAGIC = b"PKGIDX\x00\x01"
 _LENGTHS = struct.Struct("<II")        # header length, CRC-32 of the body
@@ -365,15 +368,45 @@ def _index(body: _Body, lookups: dict[str, Any]) -> Index:
 
 def save(store_dir: str | Path) -> Path | None:
     """Derive the catalog index of the embedded store at `store_dir` from its rows and save it beside
-    the store, unless the one saved there is of its build already: what a build or a correction
-    runs after it commits. Returns the file written, None when it was current."""
+    the store, unless the one saved there is of its build already: what a build runs after it
+    commits (in the background by default: `api.build.save_serving_index`). Returns the file
+    written, None when there was nothing to do.
+
+    Saves of one store take turns (a lock file): two builds in a row start two saves, and the later
+    one then finds the file current. An index of a build that a newer build replaced while it was
+    derived is not written: it could only replace a newer file with a stale one."""
     store = EmbeddedStore(Path(store_dir))
     try:
-        generation = store.state.generation()
-        if generation is None or generation_of(store.path) == generation:
-            return None
-        with store.view_rows() as rows:
-            index = Index.from_rows(rows.nodes(), rows.edges(), store.lookups())
-        return write(store.path, index, rows.generation) if rows.generation else None
+        with open(store.path / LOCK_FILE, "a+b") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            generation = store.state.generation()
+            if generation is None or generation_of(store.path) == generation:
+                return None
+            with store.view_rows() as rows:
+                index = Index.from_rows(rows.nodes(), rows.edges(), store.lookups())
+            if not rows.generation or rows.generation != store.state.generation():
+                return None
+            return write(store.path, index, rows.generation)
     finally:
         store.close()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m paperkg.queries.index_snapshot STORE`: save the serving index of STORE, at a low
+    priority (what a build starts in the background when it has committed)."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    if len(args) != 1:
+        print("usage: python -m paperkg.queries.index_snapshot STORE_DIR", file=sys.stderr)
+        return 2
+    os.nice(10)
+    logging.basicConfig(level=logging.WARNING, format="paperkg: %(message)s")
+    try:
+        save(args[0])
+    except Exception as err:       # the store is served without it (derived at start): say why, once
+        log.warning("the serving index of %s was not saved: %s", args[0], err)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -5,6 +5,7 @@ it names, never when damaged, and saved again by whatever changes the store."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import shutil
 from pathlib import Path
@@ -151,14 +152,14 @@ def test_remove_saves_the_index_and_a_correction_leaves_it_to_the_next_build(
     paper = next(iter(store.state.corpus())).ids[0]
     store.close()
     summary = pipeline.remove([paper], path)
-    assert summary.serving_index_s is not None
+    assert isinstance(summary.serving_index, float)
     assert index_snapshot.generation_of(path) == _generation(path)
 
     saved = index_snapshot.generation_of(path)
     curate.correct(path, [curation.validate("rename", "GRPO", "Group Relative PO")])
     assert index_snapshot.generation_of(path) == saved != _generation(path)
     assert index_snapshot.load(path, _generation(path), {}) is None
-    assert pipeline.repair(path).serving_index_s is not None
+    assert isinstance(pipeline.repair(path).serving_index, float)
     loaded = index_snapshot.load(path, _generation(path), {})
     assert loaded is not None and "Group Relative PO" in {p.get("name") for p in loaded.props.values()}
 
@@ -169,7 +170,7 @@ def test_a_build_that_changes_nothing_keeps_the_saved_index(seed_store_path: Pat
     path = _copy(seed_store_path, tmp_path)
     written = (path / index_snapshot.FILE).stat().st_mtime_ns
     summary = pipeline.build([str(EXAMPLES)], path, _problems_are_fatal)
-    assert not summary.saved and summary.serving_index_s is None
+    assert not summary.saved and summary.serving_index is None
     assert (path / index_snapshot.FILE).stat().st_mtime_ns == written
 
 
@@ -216,3 +217,51 @@ def test_an_edge_to_a_node_the_rows_lack_survives_the_file(tmp_path: Path) -> No
     assert loaded.papers_of == derived.papers_of and gone in loaded.papers_of
     assert loaded.relations == derived.relations
     assert gone not in loaded.props and loaded.path_adj.get(gone) == {paper, method}
+
+
+def test_an_index_of_a_build_replaced_while_it_was_derived_is_not_written(
+        seed_store_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A build commits while an earlier build's index is still being derived: writing that index
+    would replace a newer file with a stale one, so it is dropped."""
+    path = _copy(seed_store_path, tmp_path)
+    (path / index_snapshot.FILE).unlink()
+    derive = embedded_impl.Index.from_rows
+
+    def derive_then_rebuild(*args: object) -> embedded_impl.Index:
+        index = derive(*args)
+        with BuildState(path).transaction() as tx:
+            assert tx.remove([next(iter(BuildState(path, read_only=True).corpus())).ids[0]]) == []
+            tx.derive()
+        return index
+
+    monkeypatch.setattr(embedded_impl.Index, "from_rows", derive_then_rebuild)
+    assert index_snapshot.save(path) is None
+    assert not (path / index_snapshot.FILE).exists()
+    monkeypatch.setattr(embedded_impl.Index, "from_rows", derive)
+    assert index_snapshot.save(path) == path / index_snapshot.FILE
+    assert index_snapshot.generation_of(path) == _generation(path)
+
+
+def test_the_cli_saves_the_index_in_the_background_or_waits_for_it(tmp_path: Path) -> None:
+    """`paperkg build` returns once the store is committed and a detached process saves the index;
+    `--serving-index wait` returns with it saved (auto: the same for a store this small)."""
+    import subprocess
+    import sys
+    import time
+
+    from tests.conftest import EXAMPLES
+
+    files = sorted(EXAMPLES.glob("*"))
+    waited, background = tmp_path / "waited", tmp_path / "background"
+    cli = [sys.executable, "-m", "paperkg.api.cli", "build", "--mode", "rules", "--quiet", "--json"]
+    out = subprocess.run([*cli, str(files[0]), "--store", str(waited)],
+                         capture_output=True, text=True, check=True)
+    assert isinstance(json.loads(out.stdout)["serving_index"], float)
+    assert index_snapshot.generation_of(waited) == _generation(waited)
+    out = subprocess.run([*cli, str(files[0]), "--store", str(background), "--serving-index", "background"],
+                         capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout)["serving_index"] == "background"
+    deadline = time.monotonic() + 120
+    while index_snapshot.generation_of(background) != _generation(background):
+        assert time.monotonic() < deadline, "the background save did not finish in 2 minutes"
+        time.sleep(0.2)

@@ -83,7 +83,8 @@ public final class Launcher {
                     .setConfig(BoltConnector.listen_address, new SocketAddress("127.0.0.1", port))
                     .setConfig(BoltConnector.encryption_level, BoltConnector.EncryptionLevel.DISABLED)
                     .setConfig(GraphDatabaseSettings.auth_enabled, auth)
-                    .setConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.mebiBytes(256))
+                    .setConfig(GraphDatabaseSettings.pagecache_memory,
+                            ByteUnit.mebiBytes(parseMebibytes(System.getenv("NEO4J_PAGECACHE_MB"), 256)))
                     // Bound every transaction's memory, as a deployment should (README, "Neo4j"):
                     // a runaway query fails with MemoryPoolOutOfMemoryError instead of taking the
                     // heap (-Xmx1g) and the server down. paperkg's own write batches stay far below.
@@ -200,6 +201,24 @@ public final class Launcher {
             if (!statement.isBlank()) {
                 dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME).executeTransactionally(statement);
             }
+        }
+    }
+
+    /** A size in MiB from the environment (a benchmark's graph outgrows the tests' 256 MiB page cache). */
+    private static long parseMebibytes(String value, long fallback) {
+        if (value == null || value.isBlank()) {
+            return fallback;
+        }
+        try {
+            long mebibytes = Long.parseLong(value.trim());
+            if (mebibytes < 8) {
+                throw new NumberFormatException("below 8");
+            }
+            return mebibytes;
+        } catch (NumberFormatException e) {
+            System.err.println("FAILED invalid NEO4J_PAGECACHE_MB '" + value + "': " + e.getMessage());
+            System.exit(2);
+            return fallback;
         }
     }
 
