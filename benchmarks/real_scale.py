@@ -6,6 +6,7 @@ measured with `/usr/bin/time -v`; `--plot` draws time and memory against corpus 
         --out benchmarks/real_scale.json [--sizes 25000,50000,100000,all] [--jobs 2] \\
         [--steps build,index,add,remove,serve,latency,throughput] [--store-of N]
     python benchmarks/real_scale.py --plot benchmarks/real_scale.json --svg benchmarks/real_scale.svg
+    python benchmarks/real_scale.py --project benchmarks/real_scale.json [--papers 2500000 --cores 16,64]
 
 Why it is measured this way:
 - The corpus is real arXiv text (its vocabulary, name counts and abstract lengths are what a user's
@@ -205,6 +206,47 @@ def plot(results: Path, svg: Path) -> None:
     _log(f"wrote {svg}")
 
 
+def _fit(points: list[tuple[float, float]]) -> tuple[float, float]:
+    """Least-squares line (intercept, slope) through `points`."""
+    n = len(points)
+    mx, my = sum(x for x, _ in points) / n, sum(y for _, y in points) / n
+    var = sum((x - mx) ** 2 for x, _ in points)
+    slope = sum((x - mx) * (y - my) for x, y in points) / var if var else my / mx
+    return my - slope * mx, slope
+
+
+def project(results: Path, papers: int, cores: list[int]) -> None:
+    """A projection of a full build of `papers` abstracts on `cores` cores from the measured sizes:
+    extraction CPU (build CPU less the serial part, per abstract, at the biggest size) spread over the
+    cores as on a Dask cluster, plus the serial part (`repair`: derive and write on one core) and the
+    memory, each extrapolated along the line fitted through the measured sizes."""
+    entries = json.loads(results.read_text())
+    builds = {e["papers"]: e for e in entries if e["step"] == "build" and e.get("jobs") == "2"}
+    repairs = {e["papers"]: e for e in entries if e["step"] == "repair"}
+    sizes = sorted(set(builds) & set(repairs))
+    if not sizes:
+        raise SystemExit("no size has both a build (jobs 2) and a repair")
+
+    def serial(n: int) -> float:
+        index = repairs[n]["output"].get("serving_index") if isinstance(repairs[n]["output"], dict) else None
+        return repairs[n]["wall_s"] - (index if isinstance(index, float) else 0.0)
+
+    biggest = sizes[-1]
+    extraction_cpu = (builds[biggest]["cpu_s"] - repairs[biggest]["cpu_s"]) / biggest
+    serial_line = _fit([(n, serial(n)) for n in sizes])
+    rss_line = _fit([(n, builds[n]["peak_rss_gb"]) for n in sizes])
+    store_line = _fit([(n, builds[n]["store_gb"]) for n in sizes])
+    print(f"measured sizes {sizes}; extraction {extraction_cpu * 1000:.2f} ms CPU an abstract "
+          f"(at {biggest:,}); serial part {serial_line[1] * 1e6:.1f} s per million (+{serial_line[0]:.0f} s)")
+    serial_s = serial_line[0] + serial_line[1] * papers
+    for c in cores:
+        extraction_s = papers * extraction_cpu / c
+        print(f"{papers:,} abstracts on {c} cores: ~{(extraction_s + serial_s) / 3600:.1f} h (extraction "
+              f"{extraction_s / 3600:.1f} h + serial {serial_s / 3600:.1f} h); build peak RSS "
+              f"~{rss_line[0] + rss_line[1] * papers:.0f} GB, "
+              f"store ~{store_line[0] + store_line[1] * papers:.0f} GB")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, help="JSONL (or .jsonl.gz) of real abstracts, in date order")
@@ -221,9 +263,15 @@ def main() -> int:
                         help="the size whose store add/remove/serve use (default: the biggest)")
     parser.add_argument("--plot", type=Path, help="draw this results file (needs matplotlib)")
     parser.add_argument("--svg", type=Path, default=ROOT / "benchmarks" / "real_scale.svg")
+    parser.add_argument("--project", type=Path, help="project a results file to --papers on --cores")
+    parser.add_argument("--papers", type=int, default=2_500_000)
+    parser.add_argument("--cores", default="16,64")
     args = parser.parse_args()
     if args.plot:
         plot(args.plot, args.svg)
+        return 0
+    if args.project:
+        project(args.project, args.papers, [int(c) for c in args.cores.split(",")])
         return 0
     if not (args.corpus and args.work and args.out):
         parser.error("--corpus, --work and --out are needed (or --plot)")
