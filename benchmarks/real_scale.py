@@ -33,6 +33,7 @@ import gzip
 import json
 import os
 import shutil
+import sqlite3
 import sys
 import time
 from collections.abc import Iterator
@@ -104,8 +105,14 @@ def _index_wait(store: Path, since: float, timeout: float = 900) -> float | None
     return round(time.monotonic() - since, 1)
 
 
-def _ids(path: Path, count: int) -> list[str]:
-    ids = [json.loads(line)["id"] for line in _lines(path)]
+def _ids(path: Path, count: int, store: Path) -> list[str]:
+    """`count` ids of `path` spread over it (every k-th) that the store holds now."""
+    db = sqlite3.connect(f"file:{store / 'state.sqlite'}?mode=ro", uri=True)
+    try:
+        held = {row[0] for row in db.execute("SELECT id FROM records")}
+    finally:
+        db.close()
+    ids = [i for i in (json.loads(line)["id"] for line in _lines(path)) if i in held]
     step = max(1, len(ids) // count)
     return ids[::step][:count]
 
@@ -152,7 +159,7 @@ def run(args: argparse.Namespace) -> None:
         _record(out, {"step": "add", "papers": biggest, "added": args.add, "jobs": jobs, **common, **r,
                       "index_ready_s": _index_wait(store, started)})
     if "remove" in steps:
-        ids = _ids(files[biggest], args.remove)
+        ids = _ids(files[biggest], args.remove, store)
         started = time.monotonic()
         r = timed("remove", [paperkg, "remove", *ids, "--store", str(store), "--json"], 0)
         _record(out, {"step": "remove", "papers": biggest, "removed": len(ids), **common, **r,

@@ -436,11 +436,16 @@ def test_a_store_answers_the_catalog_from_its_rows_without_a_networkx_view(seed_
         store.close()
 
 
-def test_a_view_of_a_store_rebuilt_after_its_index_is_refused(seed_store_path: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("saved", [True, False], ids=["saved-index", "derived-index"])
+def test_a_view_of_a_store_rebuilt_after_its_index_is_refused(seed_store_path: Path, tmp_path: Path,
+                                                              saved: bool) -> None:
     """The networkx view built after the index must be of the index's build: a rebuild in between
-    is a 503 to retry (a server loads the new build meanwhile), not a mix of two builds."""
+    is a 503 to retry (a server loads the new build meanwhile), not a mix of two builds; the index
+    loaded from the build's file (`queries.index_snapshot`) or derived from the rows alike."""
     path = tmp_path / "store"
     shutil.copytree(seed_store_path, path)
+    if not saved:
+        (path / index_snapshot.FILE).unlink()
     store = EmbeddedStore(path)
     try:
         embedded_impl.index_of(store)
