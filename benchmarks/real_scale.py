@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import math
 import os
 import shutil
 import sqlite3
@@ -222,11 +223,18 @@ def _fit(points: list[tuple[float, float]]) -> tuple[float, float]:
     return my - slope * mx, slope
 
 
+def _power(points: list[tuple[float, float]]) -> tuple[float, float]:
+    """(a, b) of the power law y = a * x**b fitted through `points` (a line in log-log)."""
+    intercept, slope = _fit([(math.log(x), math.log(y)) for x, y in points])
+    return math.exp(intercept), slope
+
+
 def project(results: Path, papers: int, cores: list[int]) -> None:
     """A projection of a full build of `papers` abstracts on `cores` cores from the measured sizes:
     extraction CPU (build CPU less the serial part, per abstract, at the biggest size) spread over the
-    cores as on a Dask cluster, plus the serial part (`repair`: derive and write on one core) and the
-    memory, each extrapolated along the line fitted through the measured sizes."""
+    cores as on a Dask cluster, plus the serial part (`repair`: derive and write on one core, which
+    grows faster than the corpus: a power law fitted through the sizes) and the memory and store size
+    (lines through the sizes)."""
     entries = json.loads(results.read_text())
     builds = {e["papers"]: e for e in entries if e["step"] == "build" and e.get("jobs") == "2"}
     repairs = {e["papers"]: e for e in entries if e["step"] == "repair"}
@@ -240,12 +248,13 @@ def project(results: Path, papers: int, cores: list[int]) -> None:
 
     biggest = sizes[-1]
     extraction_cpu = (builds[biggest]["cpu_s"] - repairs[biggest]["cpu_s"]) / biggest
-    serial_line = _fit([(n, serial(n)) for n in sizes])
+    serial_law = _power([(n, serial(n)) for n in sizes])
     rss_line = _fit([(n, builds[n]["peak_rss_gb"]) for n in sizes])
     store_line = _fit([(n, builds[n]["store_gb"]) for n in sizes])
     print(f"measured sizes {sizes}; extraction {extraction_cpu * 1000:.2f} ms CPU an abstract "
-          f"(at {biggest:,}); serial part {serial_line[1] * 1e6:.1f} s per million (+{serial_line[0]:.0f} s)")
-    serial_s = serial_line[0] + serial_line[1] * papers
+          f"(at {biggest:,}); serial part {', '.join(f'{serial(n):.0f} s at {n:,}' for n in sizes)}: "
+          f"~ N^{serial_law[1]:.2f}")
+    serial_s = serial_law[0] * papers ** serial_law[1]
     for c in cores:
         extraction_s = papers * extraction_cpu / c
         print(f"{papers:,} abstracts on {c} cores: ~{(extraction_s + serial_s) / 3600:.1f} h (extraction "
