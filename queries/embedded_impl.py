@@ -197,7 +197,12 @@ class Index:
         # paper's MENTIONS are contiguous (edges come in id order), so its lists are looked up once
         # per paper.
         last, targets, targets_props = None, [], []
+        nodes = index.props
         for etype, source, target, attrs in edges:
+            if source not in nodes or target not in nodes:
+                # no such edge on Neo4j, where an edge needs both its nodes: the store held three at
+                # 208k abstracts (a cluster with no node row), and `trending` met one as a KeyError
+                continue
             if etype == "MENTIONS":
                 papers_of[target].append((source, attrs))
                 if source is not last:

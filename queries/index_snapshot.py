@@ -47,7 +47,7 @@ log = logging.getLogger("paperkg.queries")
 
 FILE = "serving-index.msgpack"
 LOCK_FILE = "serving-index.lock"
-FORMAT = 4
+FORMAT = 5
 _MAGIC = b"PKGIDX\x00\x01"
 _LENGTHS = struct.Struct("<II")        # header length, CRC-32 of the body
 _DIRS = ("out", "in")
@@ -75,7 +75,7 @@ class _Body(msgspec.Struct, array_like=True):
     """The index as numbers into `keys` (nodes) and `shared` (per-paper edge props); arrays of numbers
     are native uint32 (`_u32`). Tables keep their order, which some answers follow."""
 
-    keys: list[str]                                   # the nodes', then keys edges name without a node
+    keys: list[str]                                   # the nodes', sorted
     labels: list[str]
     label_of: bytes                                   # per node
     props: list[dict[str, Any]]                       # per node, without `__labels__`
@@ -104,19 +104,6 @@ class _Body(msgspec.Struct, array_like=True):
     years_of: tuple[bytes, list[dict[int, int]]]
     years_of_key: list[tuple[str, dict[int, int]]]
     introductions: list[tuple[int, list[dict[str, Any]]]]
-
-
-class _Numbering(dict[str, int]):
-    """Node key -> its number: the nodes' in order, then each key only an edge names, as met."""
-
-    def __init__(self, nodes: list[str]) -> None:
-        super().__init__(zip(nodes, range(len(nodes)), strict=True))
-        self.keys_in_order = list(nodes)
-
-    def __missing__(self, key: str) -> int:
-        number = self[key] = len(self.keys_in_order)
-        self.keys_in_order.append(key)
-        return number
 
 
 if array("I").itemsize != 4:
@@ -152,8 +139,7 @@ def path(store_dir: Path) -> Path:
 def encode(index: Index, generation: str) -> bytes:
     """The file's bytes for `index`, of build `generation`."""
     nodes = sorted(index.props)
-    # an edge may name a node the rows lack (the index keeps such edges): numbered after the nodes
-    ref = _Numbering(nodes)
+    ref = {k: i for i, k in enumerate(nodes)}
     labels = sorted(set(index.label.values()))
     label_ref = {name: i for i, name in enumerate(labels)}
     # every MENTIONS edge's props map, once (most are shared by many edges), in the order first met
@@ -185,7 +171,7 @@ def encode(index: Index, generation: str) -> bytes:
     label_sets = [props.pop("__labels__", None) for props in node_props]
     try:
         body = _Body(
-            keys=ref.keys_in_order, labels=labels,
+            keys=nodes, labels=labels,
             label_of=_u32(map(label_ref.__getitem__, map(index.label.__getitem__, nodes))),
             props=node_props, shared=shared,
             by_key_names=key_names,
@@ -276,7 +262,14 @@ def load(store_dir: Path, generation: str | None, lookups: dict[str, Any]) -> In
         return None
     with view, collector_paused(keep=True):
         body = _read(view, generation, store_dir)
-        return None if body is None else _index(body, lookups)
+        if body is None:
+            return None
+        try:
+            return _index(body, lookups)
+        except (ValueError, IndexError, KeyError, TypeError) as err:   # whole, but not what it claims
+            log.warning("%s does not describe an index (%s); deriving the index from the store",
+                        path(store_dir), err)
+            return None
 
 
 def _read(view: mmap.mmap, generation: str, store_dir: Path) -> _Body | None:
@@ -326,9 +319,8 @@ def _index(body: _Body, lookups: dict[str, Any]) -> Index:
         props["__labels__"] = mentions
     shared = body.shared.__getitem__
     index = Index(lookups=lookups)
-    nodes = keys[:len(body.props)]
-    index.props = dict(zip(nodes, body.props, strict=True))
-    index.label = dict(zip(nodes, map(label_names.__getitem__, _ints(body.label_of)), strict=True))
+    index.props = dict(zip(keys, body.props, strict=True))
+    index.label = dict(zip(keys, map(label_names.__getitem__, _ints(body.label_of)), strict=True))
     names = body.by_key_names
     by_key = _ints(body.by_key.columns[0])
     index.by_key = {names[i]: list(map(key, by_key[s:t])) for i, s, t in _spans(body.by_key)}
