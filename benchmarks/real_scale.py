@@ -180,8 +180,8 @@ def run(args: argparse.Namespace) -> None:
 
 
 def plot(results: Path, svg: Path) -> None:
-    """Build wall time, CPU time and peak RSS against corpus size (one line per jobs setting), and
-    serve start where measured."""
+    """Build wall time and peak RSS and store size against corpus size (one line per jobs setting),
+    the repair (the serial part), and serve start where measured."""
     import matplotlib
 
     matplotlib.use("svg")
@@ -197,6 +197,10 @@ def plot(results: Path, svg: Path) -> None:
         mem_ax.plot(xs, [e["peak_rss_gb"] for e in rows], marker="o", label=f"build peak RSS, jobs {jobs}")
         mem_ax.plot(xs, [e["store_gb"] for e in rows], marker="s", linestyle=":",
                     label=f"store size, jobs {jobs}")
+    repairs = sorted((e for e in entries if e["step"] == "repair"), key=lambda e: e["papers"])
+    if repairs:
+        time_ax.plot([e["papers"] / 1000 for e in repairs], [e["wall_s"] / 60 for e in repairs], marker="s",
+                     linestyle="--", label="repair (the serial part)")
     serve = sorted((e for e in entries if e["step"] == "serve"), key=lambda e: e["papers"])
     if serve:
         xs = [e["papers"] / 1000 for e in serve]
