@@ -198,7 +198,6 @@ def remove(
 # From this many papers "auto" saves the serving index in the background: ~0.24 ms a paper (50 s at
 # 209k abstracts), so below it a build waits a few seconds at most.
 BACKGROUND_INDEX_PAPERS = 20_000
-SERVING_INDEX_MODES = ("auto", "wait", "background")
 
 
 def save_serving_index(store_dir: str | Path, mode: str = "wait", papers: int = 0,

@@ -234,18 +234,31 @@ def write(store_dir: Path, index: Index, generation: str) -> Path:
     return target
 
 
+_START = len(_MAGIC) + _LENGTHS.size
+
+
+def _header(head: Any) -> tuple[_Header, int, int]:
+    """The header of a file whose first bytes (the whole header at least) are `head`, the CRC of its
+    body and where the body starts; ValueError saying what is wrong when it has none."""
+    if len(head) < _START or bytes(head[:len(_MAGIC)]) != _MAGIC:
+        raise ValueError("is not a serving index")
+    length, crc = _LENGTHS.unpack_from(head, len(_MAGIC))
+    try:
+        header = msgspec.msgpack.decode(head[_START:_START + length], type=_Header)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        raise ValueError("has a damaged header") from None
+    if (header.format, header.byteorder) != (FORMAT, sys.byteorder):
+        raise ValueError("is of another format or machine")
+    return header, crc, _START + length
+
+
 def generation_of(store_dir: Path) -> str | None:
     """The build generation the saved index describes (None: no usable file)."""
     try:
-        with open(path(store_dir), "rb") as fh:
-            head = fh.read(len(_MAGIC) + _LENGTHS.size)
-            if len(head) < len(_MAGIC) + _LENGTHS.size or not head.startswith(_MAGIC):
-                return None
-            length, _ = _LENGTHS.unpack_from(head, len(_MAGIC))
-            header = msgspec.msgpack.decode(fh.read(length), type=_Header)
-    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        with open(path(store_dir), "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as view:
+            return _header(view)[0].generation
+    except (OSError, ValueError):        # none, empty, or not a usable index
         return None
-    return header.generation if header.format == FORMAT else None
 
 
 def load(store_dir: Path, generation: str | None, lookups: dict[str, Any]) -> Index | None:
@@ -273,22 +286,16 @@ def load(store_dir: Path, generation: str | None, lookups: dict[str, Any]) -> In
 
 
 def _read(view: mmap.mmap, generation: str, store_dir: Path) -> _Body | None:
-    start = len(_MAGIC) + _LENGTHS.size
-    if len(view) < start or view[:len(_MAGIC)] != _MAGIC:
-        log.warning("%s is not a serving index; deriving the index from the store", path(store_dir))
-        return None
-    length, crc = _LENGTHS.unpack_from(view, len(_MAGIC))
     with memoryview(view) as buf:
         try:
-            header = msgspec.msgpack.decode(buf[start:start + length], type=_Header)
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            log.warning("%s has a damaged header; deriving the index from the store", path(store_dir))
+            header, crc, start = _header(buf)
+        except ValueError as err:
+            log.warning("%s %s; deriving the index from the store", path(store_dir), err)
             return None
-        if (header.format, header.generation, header.byteorder) != (FORMAT, generation, sys.byteorder):
-            log.info("%s describes another build or format; deriving the index from the store",
-                     path(store_dir))
+        if header.generation != generation:
+            log.info("%s describes another build; deriving the index from the store", path(store_dir))
             return None
-        data = buf[start + length:]
+        data = buf[start:]
         try:
             if len(data) != header.body_bytes or zlib.crc32(data) != crc:
                 raise msgspec.DecodeError("length or CRC differs")
