@@ -53,7 +53,7 @@ from paperkg.graph.build import (
 from paperkg.graph.corpus import PaperEntry
 from paperkg.graph.curation import Rules, base_key, changed_bindings, papers_of
 from paperkg.graph.model import RELATION_TYPES, Edge, KnowledgeGraph, Node, collection_id, entity_id, node_key
-from paperkg.graph.normalize import compact_key, name_key
+from paperkg.graph.normalize import compact_key, id_name
 from paperkg.graph.records import Extraction, Mention
 from paperkg.graph.resolve import (
     GENERIC,
@@ -206,6 +206,29 @@ def lean_rows(db: sqlite3.Connection) -> tuple[Iterator[tuple[str, str, dict]],
     edges = ((etype, source, target, shared(etype, props) if etype in PER_PAPER_EDGES else small(props))
              for etype, source, target, props in db.execute(_LEAN_EDGES))
     return nodes, edges
+
+
+def rekey_entities(db: sqlite3.Connection) -> None:
+    """Schema 8 -> 9: entity ids from `normalize.id_name`. Marks for the next build's derivation
+    (`pending_derive`) the papers of every cluster whose id changes, or whose id another cluster
+    shared (their rows took each other's place; the one left owns the node, both have edges), and
+    counts the rows again (a shared row was counted twice). Nothing is re-extracted."""
+    stale: set[str] = set()
+    holders: dict[str, list[str]] = defaultdict(list)
+    for cluster, eid in db.execute("SELECT cluster, id FROM clusters"):
+        holders[eid].append(cluster)
+        key = base_key(cluster)
+        spellings = [s for (s,) in db.execute("SELECT surface FROM spelling WHERE key = ?", (key,))]
+        label = eid.partition(":")[0]
+        if entity_id(label, id_name(spellings, key)) != eid:
+            stale.add(cluster)
+    stale.update(c for clusters in holders.values() if len(clusters) > 1 for c in clusters)
+    for cluster in sorted(stale):
+        db.execute("INSERT OR IGNORE INTO pending_derive (paper) SELECT paper FROM cluster_paper "
+                   "WHERE cluster = ?", (cluster,))
+    db.execute("DELETE FROM counts")
+    db.execute("INSERT INTO counts (name, n) SELECT 'node:' || label, count(*) FROM nodes GROUP BY label")
+    db.execute("INSERT INTO counts (name, n) SELECT 'edge:' || type, count(*) FROM edges GROUP BY type")
 
 
 def _relation_lists(db: sqlite3.Connection, triples: Iterable[tuple[str, str, str]] | None
@@ -620,7 +643,7 @@ class Derivation:
                                                     key=lambda s: (-names[s], is_acronym(s), len(s), s))
         key = base_key(cluster)
         spellings = [s for (s,) in self.db.execute("SELECT surface FROM spelling WHERE key = ?", (key,))]
-        canonical = min(spellings or [key], key=lambda s: (name_key(s), s))
+        canonical = id_name(spellings, key)
         ambiguous = key == cluster and self.rep(cluster) is None and len(self.defined(cluster)) > 1
         return {"label": label, "name": name, "aliases": sorted(set(names) | {name}), "ambiguous": ambiguous,
                 "id": entity_id(label, canonical), "curated": self.rules.is_curated(cluster),

@@ -6,6 +6,7 @@ import functools
 import hashlib
 import re
 import unicodedata
+from collections.abc import Iterable
 
 # Hyphen-like characters that writers and PDF converters use interchangeably with "-".
 DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2043\ufe58\ufe63\uff0d"
@@ -83,18 +84,35 @@ def singular(word: str, written: str = "") -> str:
 
 
 @functools.lru_cache(maxsize=1 << 17)
-def compact_key(name: str) -> str:
-    """`name_key` without separators, so `Qwen3 8B`, `Qwen3-8B` and `Qwen38B`-style joins meet; the
-    last word singular (`attention mechanisms` is `attention mechanism`, `VAEs` is `VAE`), and a
-    trailing `score` after a capitalised or numbered name dropped (`F1-score` is `F1`, `BLEU score`
-    is `BLEU`; `Inception Score` stays). Cached: every mention of every build asks for it."""
+def spaced_key(name: str) -> str:
+    """`name_key` with the folds of `compact_key` (the last word singular, a metric's trailing
+    `score` dropped), words still apart: `attention mechanisms` is `attention mechanism`, `F1-score`
+    is `f1`. An entity's id is made from it (`id_name`)."""
     words = name_key(name).split(" ")
     written = _NAME_SEP_RE.split(_written(name).strip(" .,;:"))
     if len(words) > 1 and words[-1] in _SCORE_WORDS and len(written) > 1 and _short_name(written[-2]):
         words.pop()
         written.pop()
     words[-1] = singular(words[-1], written[-1] if len(written) == len(words) else "")
-    return "".join(words)
+    return " ".join(words)
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def compact_key(name: str) -> str:
+    """`name_key` without separators, so `Qwen3 8B`, `Qwen3-8B` and `Qwen38B`-style joins meet; the
+    last word singular (`attention mechanisms` is `attention mechanism`, `VAEs` is `VAE`), and a
+    trailing `score` after a capitalised or numbered name dropped (`F1-score` is `F1`, `BLEU score`
+    is `BLEU`; `Inception Score` stays). Cached: every mention of every build asks for it."""
+    return spaced_key(name).replace(" ", "")
+
+
+def id_name(spellings: Iterable[str], key: str) -> str:
+    """The name an entity's id is made from: the first of its key's spellings (by name key) with the
+    key's own folds. Folded, because the fold depends on case: `Androids` has the key `android` and
+    `ANDROIDS` (an acronym's S) the key `androids`, and the spellings as written gave both the id
+    `dataset:androids`, two entities whose rows took each other's place."""
+    first = min(spellings, key=lambda s: (name_key(s), s), default=None)
+    return key if first is None else spaced_key(first)
 
 
 def _short_name(written: str) -> bool:

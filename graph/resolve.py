@@ -24,7 +24,7 @@ from difflib import SequenceMatcher
 from itertools import islice
 
 from paperkg.graph.curation import Rules, base_key
-from paperkg.graph.normalize import compact_key, fold_dashes, name_key
+from paperkg.graph.normalize import compact_key, fold_dashes, id_name, name_key
 from paperkg.graph.records import Extraction, Mention
 
 # Type preference when votes tie: the more specific, named kinds first.
@@ -207,7 +207,7 @@ def resolve(extractions: Iterable[tuple[str, Extraction]], rules: Rules | None =
         res.aliases[cluster] = set(names) | {res.name[cluster]}
         # The id comes from one fixed spelling of the cluster key, whichever paper came first.
         key = base_key(cluster)
-        res.canonical[cluster] = min(spellings.get(key) or {key}, key=lambda s: (name_key(s), s))
+        res.canonical[cluster] = id_name(spellings.get(key, ()), key)
         if rules.is_curated(cluster):
             res.curated.add(cluster)
     return res

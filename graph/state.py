@@ -48,7 +48,14 @@ from paperkg.graph.corpus import (
     text_key,
 )
 from paperkg.graph.curation import SCHEMA as CORRECTIONS_SCHEMA
-from paperkg.graph.derive import LEAN_MENTIONS, Derivation, mentions_owner, read_graph, rows_in
+from paperkg.graph.derive import (
+    LEAN_MENTIONS,
+    Derivation,
+    mentions_owner,
+    read_graph,
+    rekey_entities,
+    rows_in,
+)
 from paperkg.graph.derive import SCHEMA as DERIVE_SCHEMA
 from paperkg.graph.errors import (
     BadInputError,
@@ -65,7 +72,7 @@ from paperkg.graph.normalize import compact_key
 from paperkg.graph.records import Extraction, PaperInput
 from paperkg.graph.store import GraphDelta, GraphWriter, empty_stats
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 DB_FILE = "state.sqlite"
 # The store format before this one: a pickle, which this version never opens (loading one runs code).
 LEGACY_FILE = "graph.pickle"
@@ -143,6 +150,11 @@ CREATE INDEX edges_owner ON edges (owner);
 # No graph row changes: nothing to derive again.
 # 7 -> 8: the user's corrections (`graph/curation.py`), a table of their own; an older store has
 # none, so its graph is already what the corrections (none) make.
+# 8 -> 9: entity ids from the cluster key's folds (`normalize.id_name`): two keys whose spellings
+# differ in case alone (`Androids`, `ANDROIDS`) shared an id, and their rows took each other's place
+# until edges pointed at a node nobody wrote (3 in a store of 209k real abstracts). The papers of
+# every entity whose id changes or was shared are derived again by the next build
+# (`derive.rekey_entities`, a statement that is a function of the connection).
 _DEFINITION_TYPE = """
 UPDATE local_def SET type = (
     SELECT type FROM (
@@ -162,7 +174,9 @@ UPDATE short_key SET targets = (
                 ORDER BY t)) AS types
         FROM local_def d JOIN long_key l ON l.key = d.long
         WHERE d.short = short_key.key GROUP BY l.rep ORDER BY l.rep))"""
-_MIGRATIONS: dict[int, tuple[str, ...]] = {
+# A migration's step: SQL, or a function of the connection (one that computes in Python).
+Statement = str | Callable[[sqlite3.Connection], None]
+_MIGRATIONS: dict[int, tuple[Statement, ...]] = {
     3: ("ALTER TABLE edges ADD COLUMN lean TEXT",
         f"UPDATE edges SET lean = {LEAN_MENTIONS} WHERE type = 'MENTIONS'"),
     4: ("ALTER TABLE local_def ADD COLUMN type TEXT",
@@ -176,6 +190,7 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
     6: ("UPDATE papers SET extraction = json_set(extraction, '$.results', json('[]')) "
         "WHERE extraction IS NOT NULL AND json_type(extraction, '$.results') IS NULL",),
     7: tuple(statement for statement in CORRECTIONS_SCHEMA.split(";") if statement.strip()),
+    8: (rekey_entities,),
 }
 
 
@@ -418,11 +433,12 @@ class BuildState:
         which the next open migrates again)."""
         self._schema_step(version, [(statement, ()) for statement in _MIGRATIONS[version]], version + 1)
 
-    def _schema_step(self, version: int, statements: list[tuple[str, tuple]], new_version: int) -> None:
+    def _schema_step(self, version: int, statements: list[tuple[Statement, tuple]], new_version: int) -> None:
         """Run `statements` and set schema `new_version` in one transaction if the database is still
         at `version`: of several processes opening a store at once, the first does it and the others
         find it done. Returns without doing it when another connection holds the write lock, for the
-        caller to look again."""
+        caller to look again. A statement may be a function of the connection (a migration that
+        computes in Python)."""
         try:
             self._db.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as err:
@@ -432,7 +448,10 @@ class BuildState:
         try:
             if self._db.execute("PRAGMA user_version").fetchone()[0] == version:
                 for statement, args in statements:
-                    self._db.execute(statement, args)
+                    if callable(statement):
+                        statement(self._db)
+                    else:
+                        self._db.execute(statement, args)
                 self._db.execute(f"PRAGMA user_version = {new_version}")
             self._db.execute("COMMIT")
         except BaseException:

@@ -162,6 +162,52 @@ _MAE = [*PAPERS,
          [("Mean absolute errors", "MAE"), ("mean angular error", "MAE")])]
 
 
+# Names whose keys differ in case alone (`Androids` folds to `android`, the acronym's `ANDROIDS` stays;
+# `FLOPs` and `FLOPS` likewise), one of them changing type between papers: each key is its own entity
+# with an id of its own. Their ids were one, and in a store of 209k real abstracts three edges came to
+# point at a node nobody wrote (`dataset:androids`) when the acronym turned Method.
+_CASED = [
+    ("c1", "Androids is a corpus of interviews with depressed speakers.",
+     [("Androids", "Dataset", False)], [], []),
+    ("c2", "We evaluate InfoShield on the ANDROIDS corpus.",
+     [("InfoShield", "Method", False), ("ANDROIDS", "Dataset", False)],
+     [("InfoShield", "EVALUATED_ON", "ANDROIDS")], []),
+    ("c3", "ANDROIDS is a method for robot control.", [("ANDROIDS", "Method", False)], [], []),
+    ("c4", "ANDROIDS agents act well, as ANDROIDS planners do.", [("ANDROIDS", "Method", False)], [], []),
+    ("c5", "FLOPs and FLOPS both count compute.",
+     [("FLOPs", "Metric", False), ("FLOPS", "Metric", False)], [], []),
+    ("c6", "A detection framework is evaluated on Androids.",
+     [("detection framework", "Method", False), ("Androids", "Dataset", False)],
+     [("detection framework", "EVALUATED_ON", "Androids")], []),
+]
+
+
+def _joined(graph: KnowledgeGraph) -> None:
+    nodes = graph.nodes
+    assert sorted(e.id for e in graph.edges.values() if e.source not in nodes or e.target not in nodes) == []
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_any_split_of_names_apart_by_case_alone_is_build_graph(data: st.DataObject) -> None:
+    steps = data.draw(seed_steps(list(corpus_of(_CASED).papers.values())))
+    with tempfile.TemporaryDirectory() as tmp:
+        graph, present = _replay(Path(tmp), steps)
+    _joined(graph)
+    _assert_same(graph, build_graph(_corpus(present)))
+
+
+def test_names_apart_by_case_alone_are_two_entities(tmp_path: Path) -> None:
+    entries = {e.ids[0]: e for e in corpus_of(_CASED).papers.values()}
+    graph, _ = _replay(tmp_path, [("add", [entries["c1"], entries["c2"], entries["c6"]]),
+                                  ("add", [entries["c3"], entries["c4"], entries["c5"]])])
+    _joined(graph)
+    assert {"dataset:android", "method:androids", "metric:flop", "metric:flops"} <= set(graph.nodes)
+    assert graph.nodes["dataset:android"].props["name"] == "Androids"
+    assert ("EVALUATED_ON", "method:detection-framework", "dataset:android") in {
+        (e.type, e.source, e.target) for e in graph.edges.values()}
+
+
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())
 @pytest.mark.parametrize("papers", [_DPO, _MAE], ids=["defined-three-ways", "defined-with-two-types"])

@@ -21,6 +21,7 @@ from tests.stores import add_entry, write_corpus
 
 SCHEMA4 = Path(__file__).parent / "golden" / "schema4"
 SCHEMA5 = Path(__file__).parent / "golden" / "schema5"
+SCHEMA8 = Path(__file__).parent / "golden" / "schema8"
 # The stored extractions as a store older than schema 7 held them: schema 7 gives each its (empty)
 # results list (tests/graph/test_results.py), nothing else of them changes.
 _EXTRACTED_BEFORE_7 = "SELECT key, extractor, json_remove(extraction, '$.results') FROM papers"
@@ -199,6 +200,38 @@ def test_a_schema_5_store_folds_plurals_and_families_after_its_next_build(tmp_pa
     mentions = {(source, target) for etype, source, target, _ in new[1].values() if etype == "MENTIONS"}
     assert ("paper:s1", "model:gpt") not in mentions and ("paper:s1", "model:4o") not in mentions
     assert {("paper:s2", "model:gpt"), ("paper:s3", "model:4o")} <= mentions
+
+
+def test_a_schema_8_store_gives_names_apart_by_case_alone_ids_of_their_own(tmp_path: Path) -> None:
+    """Schema 8 (paperkg b910eb9, `golden/schema8`) gave `Androids` (key `android`) and the acronym
+    `ANDROIDS` (key `androids`) one id: one node row, owned by whichever was written last. Opening it
+    marks the papers of both for the next build, and recounts the rows (the shared row counted
+    twice); that build, even with no input, gives the graph of a fresh build: two Datasets, every edge
+    joining two nodes. The paper that mentions neither is not derived again."""
+    import shutil
+
+    from tests.graph.golden.schema8.papers import PAPERS as PAPERS8
+
+    shutil.copy(SCHEMA8 / "state.sqlite", tmp_path / DB_FILE)
+    state = BuildState(tmp_path)
+    with state.snapshot() as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 9
+        pending = {p for (p,) in db.execute("SELECT paper FROM pending_derive")}
+        counted = dict(db.execute("SELECT name, n FROM counts WHERE name LIKE 'node:%'"))
+        assert counted == dict(db.execute("SELECT 'node:' || label, count(*) FROM nodes GROUP BY label"))
+    corpus = corpus_of(PAPERS8)
+    mentioning = {p for p, entry in corpus.papers.items() if entry.ids[0] in ("a1", "a2", "a3")}
+    assert pending == mentioning
+    assert "dataset:android" not in _snapshot(state)[0]       # served as it was until a build
+    with state.transaction() as tx:
+        tx.derive()
+    new = _snapshot(state)
+    assert state.stats()["nodes"]["Dataset"] == 2
+    state.close()
+    assert new == _fresh_snapshot(tmp_path / "fresh", corpus)
+    assert new[0]["dataset:android"][1]["name"] == "Androids"
+    assert new[0]["dataset:androids"][1]["name"] == "ANDROIDS"
+    assert all(source in new[0] and target in new[0] for _, source, target, _ in new[1].values())
 
 
 def test_a_reader_keeps_its_snapshot_while_a_build_writes(tmp_path: Path) -> None:
