@@ -9,7 +9,7 @@ computed one way.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 
 from paperkg.graph.corpus import Corpus, PaperEntry
@@ -158,8 +158,11 @@ def result_rows(pid: str, year: int | None, ex: Extraction, cluster_of: Callable
 
 
 def entity_props(eid: str, label: str, name: str, aliases: set[str], cluster: str, *, ambiguous: bool,
-                 papers: int, introduced: int, confidence: float, years: Sequence[int],
+                 papers: int, introduced: int, confidence: float, years: Mapping[int, int],
                  curated: bool = False) -> dict:
+    """An entity node's properties; `years` counts its papers by year (papers without one aside).
+    Those counts go on the node (`years`, `papers_per_year`, parallel lists: Neo4j keeps no maps)
+    so that `trending` reads an entity's growth from it, not from every mention of the window."""
     ordered = sorted(aliases)
     props: dict[str, object] = {
         "id": eid,
@@ -173,6 +176,9 @@ def entity_props(eid: str, label: str, name: str, aliases: set[str], cluster: st
     }
     if years:
         props["first_year"], props["last_year"] = min(years), max(years)
+        ordered_years = sorted(years)
+        props["years"] = ordered_years
+        props["papers_per_year"] = [years[y] for y in ordered_years]
     if ambiguous:
         props["ambiguous"] = True
     if curated:                 # a user's correction (graph/curation.py) made or changed it
@@ -249,7 +255,7 @@ def build_graph(corpus: Corpus, rules: Rules | None = None) -> KnowledgeGraph:
     for cluster, eid in ids.items():
         if not papers_of[cluster]:
             continue
-        paper_years = [y for y in (years[p] for p in papers_of[cluster]) if y is not None]
+        paper_years = Counter(y for y in (years[p] for p in papers_of[cluster]) if y is not None)
         graph.add_node(Node(res.label[cluster], eid, entity_props(
             eid, res.label[cluster], res.name[cluster], res.aliases[cluster], base_key(cluster),
             ambiguous=cluster in res.ambiguous, papers=len(papers_of[cluster]),

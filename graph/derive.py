@@ -208,29 +208,6 @@ def lean_rows(db: sqlite3.Connection) -> tuple[Iterator[tuple[str, str, dict]],
     return nodes, edges
 
 
-def rekey_entities(db: sqlite3.Connection) -> None:
-    """Schema 8 -> 9: entity ids from `normalize.id_name`. Marks for the next build's derivation
-    (`pending_derive`) the papers of every cluster whose id changes, or whose id another cluster
-    shared (their rows took each other's place; the one left owns the node, both have edges), and
-    counts the rows again (a shared row was counted twice). Nothing is re-extracted."""
-    stale: set[str] = set()
-    holders: dict[str, list[str]] = defaultdict(list)
-    for cluster, eid in db.execute("SELECT cluster, id FROM clusters"):
-        holders[eid].append(cluster)
-        key = base_key(cluster)
-        spellings = [s for (s,) in db.execute("SELECT surface FROM spelling WHERE key = ?", (key,))]
-        label = eid.partition(":")[0]
-        if entity_id(label, id_name(spellings, key)) != eid:
-            stale.add(cluster)
-    stale.update(c for clusters in holders.values() if len(clusters) > 1 for c in clusters)
-    for cluster in sorted(stale):
-        db.execute("INSERT OR IGNORE INTO pending_derive (paper) SELECT paper FROM cluster_paper "
-                   "WHERE cluster = ?", (cluster,))
-    db.execute("DELETE FROM counts")
-    db.execute("INSERT INTO counts (name, n) SELECT 'node:' || label, count(*) FROM nodes GROUP BY label")
-    db.execute("INSERT INTO counts (name, n) SELECT 'edge:' || type, count(*) FROM edges GROUP BY type")
-
-
 def _relation_lists(db: sqlite3.Connection, triples: Iterable[tuple[str, str, str]] | None
                     ) -> dict[str, list[tuple[str, str, float]]]:
     """(paper id, evidence, confidence) of each relation's supporting papers, by the owner of its
@@ -835,11 +812,14 @@ class _Emitter:
     def entity(self, cluster: str, summary: dict | None, eid: str | None) -> None:
         nodes = []
         if summary is not None and eid is not None:
-            papers, introduced, confidence, first, last = self.db.execute(
-                "SELECT count(*), sum(introduced), max(confidence), min(year), max(year) "
-                "FROM cluster_paper WHERE cluster = ?", (cluster,)).fetchone()
+            per_year = self.db.execute(
+                "SELECT year, count(*), sum(introduced), max(confidence) FROM cluster_paper "
+                "WHERE cluster = ? GROUP BY year", (cluster,)).fetchall()
+            papers = sum(row[1] for row in per_year)
             if papers:
-                years = [y for y in (first, last) if y is not None]
+                introduced = sum(row[2] for row in per_year)
+                confidence = max(row[3] for row in per_year)
+                years = {year: n for year, n, _, _ in per_year if year is not None}
                 nodes.append(Node(summary["label"], eid, entity_props(
                     eid, summary["label"], summary["name"], set(summary["aliases"]), base_key(cluster),
                     ambiguous=summary["ambiguous"], papers=papers, introduced=introduced,

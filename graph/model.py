@@ -11,7 +11,8 @@ Properties (Neo4j-compatible: scalars and lists of scalars only; absent rather t
 - entities (`Method` ... `Task`; Neo4j also gives each the shared label `Entity`): id, type, name
   (display), aliases (every surface form seen, name included), keys (`name_key` of each alias: what
   lookups match), paper_count, introduced_count, confidence (max over its mentions), first_year?,
-  last_year? (over the papers that mention it), family? (Model only: `Qwen` for `Qwen3-8B`, from
+  last_year? (over the papers that mention it), years? and papers_per_year? (its papers by year,
+  parallel lists; `trending` reads them on Neo4j), family? (Model only: `Qwen` for `Qwen3-8B`, from
   `graph.resolve.model_family`), family_key? (Model only: `compact_key` of family, what the `family`
   query matches)
 - `Result`: one number a paper reports as the outcome of running a method or model (issue 27):

@@ -48,14 +48,7 @@ from paperkg.graph.corpus import (
     text_key,
 )
 from paperkg.graph.curation import SCHEMA as CORRECTIONS_SCHEMA
-from paperkg.graph.derive import (
-    LEAN_MENTIONS,
-    Derivation,
-    mentions_owner,
-    read_graph,
-    rekey_entities,
-    rows_in,
-)
+from paperkg.graph.derive import LEAN_MENTIONS, Derivation, mentions_owner, read_graph, rows_in
 from paperkg.graph.derive import SCHEMA as DERIVE_SCHEMA
 from paperkg.graph.errors import (
     BadInputError,
@@ -67,12 +60,13 @@ from paperkg.graph.errors import (
     StoreNotWritableError,
     StoreUnavailableError,
 )
+from paperkg.graph.migrate import count_years, rekey_entities
 from paperkg.graph.model import EDGE_TYPES, ENTITY_LABELS, NODE_LABELS, KnowledgeGraph, node_key
 from paperkg.graph.normalize import compact_key
 from paperkg.graph.records import Extraction, PaperInput
 from paperkg.graph.store import GraphDelta, GraphWriter, empty_stats
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 DB_FILE = "state.sqlite"
 # The store format before this one: a pickle, which this version never opens (loading one runs code).
 LEGACY_FILE = "graph.pickle"
@@ -154,7 +148,9 @@ CREATE INDEX edges_owner ON edges (owner);
 # differ in case alone (`Androids`, `ANDROIDS`) shared an id, and their rows took each other's place
 # until edges pointed at a node nobody wrote (3 in a store of 209k real abstracts). The papers of
 # every entity whose id changes or was shared are derived again by the next build
-# (`derive.rekey_entities`, a statement that is a function of the connection).
+# (`migrate.rekey_entities`, a statement that is a function of the connection).
+# 9 -> 10: entity nodes hold their papers by year (`migrate.count_years`), which `trending` reads on
+# Neo4j instead of every mention of its window; a new generation, so a Neo4j graph gets them too.
 _DEFINITION_TYPE = """
 UPDATE local_def SET type = (
     SELECT type FROM (
@@ -191,6 +187,7 @@ _MIGRATIONS: dict[int, tuple[Statement, ...]] = {
         "WHERE extraction IS NOT NULL AND json_type(extraction, '$.results') IS NULL",),
     7: tuple(statement for statement in CORRECTIONS_SCHEMA.split(";") if statement.strip()),
     8: (rekey_entities,),
+    9: (count_years,),
 }
 
 

@@ -119,7 +119,6 @@ class Index:
     result_paper: dict[str, str] = field(default_factory=dict)
     result_links: dict[str, dict[str, str]] = field(default_factory=dict)
     results_of: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
-    papers_by_year: dict[int, list[str]] = field(default_factory=dict)   # year -> its papers
     # entity -> {year: papers of that year mentioning it}, entities with dated papers only: the
     # timeline of an entity with 10^5 papers was 10^5 lookups per request
     years_of: dict[str, dict[int, int]] = field(default_factory=dict)
@@ -235,13 +234,8 @@ class Index:
         index.introduces_of, index.papers_in = dict(introduces_of), dict(papers_in)
         index.relations = dict(relations)
         index.path_adj = PathAdjacency(index.relations, index.papers_of, index.mentions_of)
-        papers_by_year: dict[int, list[str]] = defaultdict(list)
-        for node, label in index.label.items():
-            year = index.props[node].get("year") if label == "Paper" else None
-            if year is not None:
-                papers_by_year[year].append(node)
-        index.papers_by_year = dict(papers_by_year)
-        year_of = {paper: year for year, papers in papers_by_year.items() for paper in papers}
+        year_of = {node: year for node, label in index.label.items() if label == "Paper"
+                   and (year := index.props[node].get("year")) is not None}
         if year_of:
             # counted in C (`map`s, no generator): most entities have one paper, and this loop runs
             # once per entity (a Counter over a generator each was a sixth of the index's build)
@@ -261,7 +255,7 @@ class Index:
                 if len(dated) > 1:
                     papers = {p for n in dated for p, _ in index.papers_of[n] if p in year_of}
                     index.years_of_key[key] = dict(Counter(year_of[p] for p in papers))
-        index.latest_year = max(papers_by_year, default=None)
+        index.latest_year = max(year_of.values(), default=None)
 
         index.introductions = {c: _introductions(index, c)[:FIGURE_LIMIT] for c in index.papers_in
                                if index.label.get(c) == "Collection"}
@@ -564,8 +558,9 @@ def timeline(ix: Index, params: dict[str, Any]) -> list[Row]:
 
 
 def trending(ix: Index, params: dict[str, Any]) -> list[Row]:
-    """Growth as trending.cypher defines it: papers in since..latest against the as many years
-    before, counted over the papers of those years only."""
+    """Growth as trending.cypher defines it, from each entity's papers by year (`years_of`), entities
+    read most-mentioned first: growth <= recent <= paper_count, so once
+    an entity has fewer papers than the `limit`-th growth found, none after it can enter."""
     latest = ix.latest_year
     if latest is None:
         return []
@@ -573,24 +568,29 @@ def trending(ix: Index, params: dict[str, Any]) -> list[Row]:
     span = latest - since + 1
     if span < 1:
         return []
-    wanted = params["type"]
-    recent: Counter[str] = Counter()
-    before: Counter[str] = Counter()
-    for year, papers in ix.papers_by_year.items():
-        if not since - span <= year <= latest:
-            continue
-        counts = recent if year >= since else before
-        for paper in papers:
-            counts.update(ix.mentions_of.get(paper, ()))
-    rows = []
-    for node, count in recent.items():
+    wanted, least, limit = params["type"], params["min_papers"], params["limit"]
+    rows: list[Row] = []
+    kept: list[int] = []                 # the `limit` largest growths so far (a min-heap)
+    for node in ix.ranked if wanted is None else ix.by_type.get(wanted, []):
         p = ix.props[node]
-        if count < params["min_papers"] or count <= before[node] or (wanted is not None
-                                                                     and p.get("type") != wanted):
+        papers = int(p.get("paper_count", 0))
+        if papers < least or (len(kept) == limit and papers < kept[0]):
+            break
+        recent = before = 0
+        for year, n in ix.years_of.get(node, {}).items():
+            if since <= year <= latest:
+                recent += n
+            elif since - span <= year < since:
+                before += n
+        if recent < least or recent <= before:
             continue
-        rows.append({"id": p["id"], "name": p.get("name"), "type": p.get("type"), "recent": count,
-                     "before": before[node], "growth": count - before[node], "since": since, "until": latest})
-    return _top(rows, params["limit"], lambda r: (-r["growth"], -r["recent"], r["name"], r["id"]))
+        rows.append({"id": p["id"], "name": p.get("name"), "type": p.get("type"), "recent": recent,
+                     "before": before, "growth": recent - before, "since": since, "until": latest})
+        if len(kept) < limit:
+            heapq.heappush(kept, recent - before)
+        elif recent - before > kept[0]:
+            heapq.heapreplace(kept, recent - before)
+    return _top(rows, limit, lambda r: (-r["growth"], -r["recent"], r["name"], r["id"]))
 
 
 def top_entities(ix: Index, params: dict[str, Any]) -> list[Row]:

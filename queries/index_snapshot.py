@@ -47,7 +47,7 @@ log = logging.getLogger("paperkg.queries")
 
 FILE = "serving-index.msgpack"
 LOCK_FILE = "serving-index.lock"
-FORMAT = 5
+FORMAT = 6
 _MAGIC = b"PKGIDX\x00\x01"
 _LENGTHS = struct.Struct("<II")        # header length, CRC-32 of the body
 _DIRS = ("out", "in")
@@ -100,7 +100,7 @@ class _Body(msgspec.Struct, array_like=True):
     link_types: list[str]
     result_links: _Groups                             # result: link types, entities
     results_of: _Groups                               # entity: link types, results
-    papers_by_year: list[tuple[int, bytes]]
+    latest_year: int | None
     years_of: tuple[bytes, list[dict[int, int]]]
     years_of_key: list[tuple[str, dict[int, int]]]
     introductions: list[tuple[int, list[dict[str, Any]]]]
@@ -203,7 +203,7 @@ def encode(index: Index, generation: str) -> bytes:
             results_of=_groups(*table(index.results_of),
                                lambda rs: map(link_ref.__getitem__, map(_first, rs)),
                                lambda rs: refs(map(_second, rs))),
-            papers_by_year=[(y, _u32(refs(ps))) for y, ps in index.papers_by_year.items()],
+            latest_year=index.latest_year,
             years_of=(_u32(refs(map(_first, years_of))), list(map(_second, years_of))),
             years_of_key=list(index.years_of_key.items()),
             introductions=[(ref[c], rows) for c, rows in index.introductions.items()],
@@ -361,10 +361,9 @@ def _index(body: _Body, lookups: dict[str, Any]) -> Index:
     types, ends = map(_ints, body.results_of.columns)
     index.results_of = {key(e): list(zip(map(link, types[s:t]), map(key, ends[s:t]), strict=True))
                         for e, s, t in _spans(body.results_of)}
-    index.papers_by_year = {y: list(map(key, _ints(ps))) for y, ps in body.papers_by_year}
     index.years_of = dict(zip(map(key, _ints(body.years_of[0])), body.years_of[1], strict=True))
     index.years_of_key = dict(body.years_of_key)
-    index.latest_year = max(index.papers_by_year, default=None)
+    index.latest_year = body.latest_year
     index.path_adj = PathAdjacency(index.relations, index.papers_of, index.mentions_of)
     index.introductions = {key(c): rows for c, rows in body.introductions}
     index.key_owner = names

@@ -217,12 +217,13 @@ def test_a_bad_line_names_the_file_and_line(tmp_path: Path) -> None:
 def test_a_schema_6_store_gains_the_corrections_table_and_keeps_its_graph(tmp_path: Path) -> None:
     """Schema 6 (paperkg b3b00f8, `golden/schema6`) had no corrections: opening it adds their table.
     Its graph stays, but for the ids schema 9 made from the key's folds (`vision transformers`, written
-    so alone, is `method:vision-transformer` now): the next build is what a fresh build makes."""
+    so alone, is `method:vision-transformer` now) and the papers by year schema 10 gave each entity:
+    the next build is what a fresh build makes."""
     shutil.copy(SCHEMA6 / DB_FILE, tmp_path / DB_FILE)
     before = _snapshot_raw(tmp_path / DB_FILE)
     state = BuildState(tmp_path)
     with state.snapshot() as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 9
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 10
         assert db.execute("SELECT count(*) FROM corrections").fetchone()[0] == 0
     with state.transaction() as tx:
         tx.derive()
@@ -232,11 +233,20 @@ def test_a_schema_6_store_gains_the_corrections_table_and_keeps_its_graph(tmp_pa
                "metric:carbon-emissions": "metric:carbon-emission"}
     assert {k for k, _ in before[0]} - {k for k, _ in after[0]} == set(renamed)
     assert {k for k, _ in after[0]} - {k for k, _ in before[0]} == set(renamed.values())
+    # schema 10 gave each entity its papers by year; nothing else of a row changed
     unchanged = [row for row in before[0] if row[0] not in renamed]
-    assert unchanged == [row for row in after[0] if row[0] not in renamed.values()]
+    assert unchanged == [(key, _without_years(props)) for key, props in after[0]
+                         if key not in renamed.values()]
     _assert_as_built(tmp_path)
     _apply(tmp_path, curation.validate("retype", "Random Tracklet Sampling", "Model"))
     assert "model:random-tracklet-sampling" in _snapshot(tmp_path)[0]
+
+
+def _without_years(props: str) -> str:
+    data = json.loads(props)
+    data.pop("years", None)
+    data.pop("papers_per_year", None)
+    return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
 def _snapshot_raw(db_file: Path) -> tuple[list, list]:

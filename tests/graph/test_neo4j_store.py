@@ -228,7 +228,7 @@ def _stored_figures(driver: neo4j.Driver) -> tuple[list[dict], list[dict]]:
 
 def test_schema_has_a_constraint_for_every_label_and_the_fulltext_indexes() -> None:
     statements = schema_statements()
-    assert len(statements) == len(NODE_LABELS) + 3 + 2 + len(ENTITY_LABELS) + 1 + 3 + 1
+    assert len(statements) == len(NODE_LABELS) + 3 + 2 + len(ENTITY_LABELS) + 1 + 1 + 3 + 1
     for label in NODE_LABELS:
         assert any(f"(n:{label})" in s and "REQUIRE n.id IS UNIQUE" in s and "IF NOT EXISTS" in s
                    for s in statements)
@@ -240,8 +240,8 @@ def test_schema_has_a_constraint_for_every_label_and_the_fulltext_indexes() -> N
                                     "paperkg_entity_id", "paperkg_meta_id", "paperkg_figures_of",
                                     "paperkg_entity_keys", "paperkg_paper_ids",
                                     *(f"paperkg_{label.lower()}_paper_count" for label in ENTITY_LABELS),
-                                    "paperkg_paper_year", "paperkg_co_pair", "paperkg_co_rank",
-                                    "paperkg_co_top", "paperkg_model_family_key"}
+                                    "paperkg_entity_paper_count", "paperkg_paper_year", "paperkg_co_pair",
+                                    "paperkg_co_rank", "paperkg_co_top", "paperkg_model_family_key"}
     # a delta finds co-mention entries by pair; cooccurring and a cut's size read them by type and count
     assert any("(n:PaperkgCo) ON (n.of, n.other)" in s for s in statements)
     assert any("(n:PaperkgCo) ON (n.of, n.co_type, n.co_papers)" in s for s in statements)
@@ -249,6 +249,9 @@ def test_schema_has_a_constraint_for_every_label_and_the_fulltext_indexes() -> N
     for label in ENTITY_LABELS:      # top_entities reads each entity label's paper_count in order
         assert any(s.startswith("CREATE RANGE INDEX") and f"(n:{label}) ON (n.paper_count)" in s
                    for s in statements)
+    # trending reads every entity's, of any label, in order
+    assert any(s.startswith("CREATE RANGE INDEX") and "(n:Entity) ON (n.paper_count)" in s
+               for s in statements)
     # the family query seeks a family's models by key
     assert any(s.startswith("CREATE RANGE INDEX") and "(n:Model) ON (n.family_key)" in s for s in statements)
     assert set(FULLTEXT_LISTS) == {*ENTITY_LABELS, "Paper"}

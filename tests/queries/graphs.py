@@ -55,6 +55,20 @@ def _relation(graph: KnowledgeGraph, rtype: str, head: str, tail: str, papers: l
     graph.add_edge(Edge(rtype, head, tail, props))
 
 
+def _count_years(graph: KnowledgeGraph) -> KnowledgeGraph:
+    """Each entity's papers by year (`years`, `papers_per_year`), as the builder gives them from its
+    MENTIONS and the papers' years: `trending` reads them on Neo4j."""
+    per_year: dict[str, dict[int, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for edge in graph.edges.values():
+        year = graph.nodes[edge.source].props.get("year") if edge.type == "MENTIONS" else None
+        if year is not None:
+            per_year[edge.target][year].add(edge.source)
+    for eid, years in per_year.items():
+        ordered = sorted(years)
+        graph.nodes[eid].props.update(years=ordered, papers_per_year=[len(years[y]) for y in ordered])
+    return graph
+
+
 def tiny_graph() -> KnowledgeGraph:
     """Four papers, nine entities. `DP` names two methods; GRPO and PPO are compared both ways (PPO
     vs GRPO with confidence 0.4);
@@ -113,7 +127,7 @@ def tiny_graph() -> KnowledgeGraph:
         ("r4", "p4", 3, 85.0, "absolute", on_gsm8k, {}),
     ):
         _result(g, rid, paper, start, value, kind, links, **extra)
-    return g
+    return _count_years(g)
 
 
 def _result(graph: KnowledgeGraph, rid: str, paper: str, start: int, number: float, kind: str,
@@ -214,7 +228,7 @@ def random_graph(seed: int, papers: int = 60, entities: int = 45, per_paper: int
         edge = g.edges[key]
         if edge.type in RELATION_TYPES and conf_rng.random() < 0.8:
             edge.props["confidence"] = conf_rng.choice([0.3, 0.5, 0.5, 0.75, 0.9, 1.0, 0.61803])
-    return g
+    return _count_years(g)
 
 
 # Names whose compact keys hold every character Lucene's query syntax gives a meaning to, and names
@@ -267,4 +281,27 @@ def special_names_graph() -> KnowledgeGraph:
                               (16, 12, "EVALUATED_ON"), (1, 0, "COMPARED_WITH"), (17, 18, "EVALUATED_ON"),
                               (8, 7, "MEASURED_BY"), (19, 4, "USES"), (10, 11, "ADDRESSES")):
         _relation(g, rtype, eids[head], eids[tail], ["p1", "p3"][: 1 + head % 2])
-    return g
+    return _count_years(g)
+
+
+def trending_graph(steady: int = 2000, new: int = 300, rising: int = 4) -> KnowledgeGraph:
+    """More entities than `trending` reads first on Neo4j (2,000, by papers): `steady` Methods with a
+    paper in 2025 and one in 2026 (growth 0), `new` ones with a 2026 paper alone (growth 1, fewer
+    papers than any steady one) and `rising` ones in 2 + i papers of 2026. The rising lead while a
+    window counts them; in a window that does not, the answer lies outside the 2,000 read first."""
+    g = KnowledgeGraph()
+    for year in (2025, 2026):
+        for i in range(200):
+            pid = f"p{year}-{i}"
+            g.add_node(Node("Paper", pid, {"id": pid, "abstract": "text", "ids": [pid], "year": year}))
+    groups = [("steady", steady, lambda i: [f"p2025-{i % 200}", f"p2026-{i % 200}"]),
+              ("new", new, lambda i: [f"p2026-{i % 200}"]),
+              ("rising", rising, lambda i: [f"p2026-{k}" for k in range(2 + i)])]
+    for kind, count, papers_of in groups:
+        for i in range(count):
+            eid = f"method:{kind}-{i:04d}"
+            g.add_node(_entity("Method", eid, f"{kind} {i:04d}", [f"{kind} {i:04d}"], len(papers_of(i))))
+            for pid in papers_of(i):
+                _mention(g, pid, eid)
+    return _count_years(g)
+

@@ -76,7 +76,7 @@ def test_the_saved_index_is_the_derived_one(seed_store_path: Path) -> None:
         if f.name not in NOT_SAVED:
             assert getattr(loaded, f.name) == getattr(derived, f.name), f.name
     for name in ("papers_of", "mentions_of", "relations", "years_of", "papers_in", "introductions",
-                 "result_links", "results_of", "papers_by_year"):
+                 "result_links", "results_of"):
         assert list(getattr(loaded, name)) == list(getattr(derived, name)), name
     nodes = {*derived.props, *derived.papers_of}
     assert all(loaded.path_adj.get(n) == derived.path_adj.get(n) for n in nodes)

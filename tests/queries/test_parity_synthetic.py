@@ -10,7 +10,14 @@ import pytest
 
 from paperkg.graph.model import KnowledgeGraph
 from paperkg.queries.runner import run_named
-from tests.queries.graphs import NEAR_MISSES, SPECIAL_NAMES, random_graph, special_names_graph, tiny_graph
+from tests.queries.graphs import (
+    NEAR_MISSES,
+    SPECIAL_NAMES,
+    random_graph,
+    special_names_graph,
+    tiny_graph,
+    trending_graph,
+)
 from tests.queries.parity import GraphOnly, cases, compare
 
 pytestmark = pytest.mark.neo4j
@@ -47,6 +54,30 @@ def test_random_graph(neo4j_store: Any, seed: int, per_paper: int, relations: in
     embedded, neo4j = _both(neo4j_store, graph)
     problems = compare(embedded, neo4j, cases(graph, seed=seed, per_query=15))
     assert not problems, "\n".join(problems[:10])
+
+
+def test_trending_past_the_entities_read_first(neo4j_store: Any) -> None:
+    """Both ways `trending` finds its answer on Neo4j give the embedded store's rows: the 2,000
+    entities with most papers holding it (the rising ones, in 2026 alone), and not holding it (2026
+    against 2025: the steady ones did not grow, the new ones, with fewer papers, did; 2025 and 2026:
+    the last row's growth is the 2,000th's paper count, which an entity outside could reach); and
+    a type, a minimum, a limit."""
+    embedded, neo4j = _both(neo4j_store, trending_graph())
+    asked = [{"type": None, "since": None, "min_papers": 2, "limit": 3},
+             {"type": "Method", "since": 2026, "min_papers": 1, "limit": 10},
+             {"type": None, "since": 2025, "min_papers": 1, "limit": 5},
+             {"type": "Method", "since": 2025, "min_papers": 2, "limit": 1000},
+             {"type": "Task", "since": None, "min_papers": 1, "limit": 10}]
+    answers = []
+    for params in asked:
+        mine, theirs = run_named(embedded, "trending", params), run_named(neo4j, "trending", params)
+        assert mine == theirs, params
+        answers.append(mine)
+    assert [r["id"] for r in answers[0]] == ["method:rising-0003", "method:rising-0002", "method:rising-0001"]
+    assert len(answers[1]) == 10 and answers[1][4]["growth"] == 1 and answers[1][4]["id"] == "method:new-0000"
+    assert [r["growth"] for r in answers[2]] == [5, 4, 3, 2, 2]
+    assert [r["id"] for r in answers[2][3:]] == ["method:rising-0000", "method:steady-0000"]
+    assert len(answers[3]) == 1000 and answers[4] == []
 
 
 @pytest.mark.parametrize("seed", [0, 31])
