@@ -285,10 +285,10 @@ def special_names_graph() -> KnowledgeGraph:
 
 
 def trending_graph(steady: int = 2000, new: int = 300, rising: int = 4) -> KnowledgeGraph:
-    """More entities than `trending` reads first on Neo4j (2,000, by papers): `steady` Methods with a
+    """More entities than `trending` reads first on Neo4j (1,000, by papers): `steady` Methods with a
     paper in 2025 and one in 2026 (growth 0), `new` ones with a 2026 paper alone (growth 1, fewer
     papers than any steady one) and `rising` ones in 2 + i papers of 2026. The rising lead while a
-    window counts them; in a window that does not, the answer lies outside the 2,000 read first."""
+    window counts them; in a window that does not, the answer lies outside the 1,000 read first."""
     g = KnowledgeGraph()
     for year in (2025, 2026):
         for i in range(200):

@@ -57,11 +57,11 @@ def test_random_graph(neo4j_store: Any, seed: int, per_paper: int, relations: in
 
 
 def test_trending_past_the_entities_read_first(neo4j_store: Any) -> None:
-    """Both ways `trending` finds its answer on Neo4j give the embedded store's rows: the 2,000
-    entities with most papers holding it (the rising ones, in 2026 alone), and not holding it (2026
-    against 2025: the steady ones did not grow, the new ones, with fewer papers, did; 2025 and 2026:
-    the last row's growth is the 2,000th's paper count, which an entity outside could reach); and
-    a type, a minimum, a limit."""
+    """Both ways `trending` finds its answer on Neo4j give the embedded store's rows: the growths
+    of the 1,000 entities with most papers bound it (the rising ones, in 2026 alone: only entities
+    with as many papers are read), and they do not (2026 against 2025: the steady ones did not grow,
+    fewer rows than the limit, so every entity is read and the new ones, outside the 1,000, enter);
+    and a type, a minimum, a limit."""
     embedded, neo4j = _both(neo4j_store, trending_graph())
     asked = [{"type": None, "since": None, "min_papers": 2, "limit": 3},
              {"type": "Method", "since": 2026, "min_papers": 1, "limit": 10},
