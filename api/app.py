@@ -22,6 +22,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from paperkg.api import problems
+from paperkg.api.answer_cache import AnswerCacheMiddleware
 from paperkg.api.deps import StoreHolder, get_store
 from paperkg.api.etag import ETagMiddleware, salt_of
 from paperkg.api.models import Problem
@@ -184,9 +185,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_log_redaction()
     register_secret(settings.password())
     register_secret(settings.token())
-    # Added innermost first: a request meets the Host check, CORS, the token, the body limit, then
-    # the ETag check (a 304 needs the token, and a 422 for an answer too large carries no tag).
+    # Added innermost first: a request meets the Host check, CORS, the token, the body limit, the
+    # ETag check (a 304 needs the token, and a 422 for an answer too large carries no tag), then
+    # the answers kept of this build (only what passed the answer limit is kept).
     app.add_middleware(AnswerLimitMiddleware, max_bytes=settings.max_answer_bytes)
+    app.add_middleware(AnswerCacheMiddleware, holder=holder, max_bytes=settings.answer_cache_mb * 2**20)
     app.add_middleware(ETagMiddleware, holder=holder, salt=salt_of(_version(), settings.model_dump_json()))
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     if settings.token():

@@ -53,6 +53,9 @@ class Settings(BaseSettings):
                                  "(`truncated: true`).")
     max_answer_bytes: int = Field(16 * 1024 * 1024, ge=100, description=(
         "JSON bytes of an answer beyond this are cut (`truncated: true`); one row larger is a 422."))
+    answer_cache_mb: int = Field(64, ge=0, description=(
+        "Memory for answers kept per build (`api/answer_cache.py`): a GET asked again under the same "
+        "build is answered without running its query. 0 keeps none."))
 
     @field_validator("cors_origins", "allowed_hosts", mode="before")
     @classmethod

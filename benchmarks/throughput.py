@@ -16,6 +16,12 @@ Why it is measured this way:
   the whole round repeated `--repeat` times: the table gives the median and the spread (min-max).
 - Targets (issue 31): /health >= 0.7 of the bare app, the query >= 0.35, the mix >= 0.3, no errors,
   p99 <= 100 ms. PASS/FAIL is printed against them.
+- The answer cache (`api/answer_cache.py`) on and off, one server each: with it on, a path asked
+  again under the same build is sent from memory (every path is asked once before the rounds, so
+  the rounds measure answers kept); with it off (`PAPERKG_ANSWER_CACHE_MB=0`) every request runs
+  its query, encodes its rows and so on: the cost of a question not asked before.
+- The rounds start once user Cypher's view is built (`/health` says `cypher: ready`): the thread
+  building it after start would otherwise take the GIL from the first rounds.
 - Memory of the server's processes (the master and its workers) after the load: RSS summed, and
   PSS summed (pages shared between workers counted once, in shares), since `--workers N` opens the
   store in every worker.
@@ -130,24 +136,40 @@ def spread(values: Sequence[float]) -> dict[str, float]:
             "max": round(max(values), 3)}
 
 
-def run_workers(store: Path, workers: int, workloads: dict[str, list[str]], args: argparse.Namespace,
-                logdir: Path) -> dict[str, Any]:
-    """Both servers up side by side; `args.repeat` rounds of bare /health then each paperkg workload."""
+def cypher_ready(base: str, timeout: float = 600) -> float:
+    """Seconds until /health says user Cypher's view is built: the server builds it in a thread
+    after it is ready, and that thread would take the GIL from the first rounds' requests."""
+    started = time.perf_counter()
+    with httpx.Client(base_url=base, timeout=30) as client:
+        while client.get("/health").json().get("cypher") != "ready":
+            if time.perf_counter() - started > timeout:
+                raise RuntimeError(f"user Cypher's view not built after {timeout:.0f} s")
+            time.sleep(0.2)
+    return time.perf_counter() - started
+
+
+def run_workers(store: Path, workers: int, cache: bool, workloads: dict[str, list[str]],
+                args: argparse.Namespace, logdir: Path) -> dict[str, Any]:
+    """Both servers up side by side; `args.repeat` rounds of bare /health then each paperkg workload.
+    `cache` False serves with `PAPERKG_ANSWER_CACHE_MB=0`: every request runs its query."""
     serve_args = ["--store", str(store)] + (["--workers", str(workers)] if workers > 1 else [])
-    result: dict[str, Any] = {"workers": workers, "rounds": []}
-    paperkg = serve(serve_args, {}, logdir / f"serve-{workers}.log", 600, access_log=False)
-    with bare(workers, logdir / f"bare-{workers}.log") as (bare_base, bare_proc), \
+    result: dict[str, Any] = {"workers": workers, "cache": cache, "rounds": []}
+    env = {} if cache else {"PAPERKG_ANSWER_CACHE_MB": "0"}
+    tag = f"{workers}-{'cache' if cache else 'nocache'}"
+    paperkg = serve(serve_args, env, logdir / f"serve-{tag}.log", 600, access_log=False)
+    with bare(workers, logdir / f"bare-{tag}.log") as (bare_base, bare_proc), \
             paperkg as (base, proc, ready_s):
         result["ready_s"] = round(ready_s, 2)
         result["memory_ready"] = memory_mb(proc.pid)
+        result["cypher_ready_s"] = round(cypher_ready(base), 2)
         for paths in workloads.values():
             check_paths(base, paths)
         for round_no in range(args.repeat):
             row: dict[str, Any] = {"load_avg": _loadavg()}
-            _log(f"workers={workers} round {round_no + 1}/{args.repeat}: bare /health")
+            _log(f"workers={workers} cache={cache} round {round_no + 1}/{args.repeat}: bare /health")
             row["bare"] = load_wrk(bare_base, ["/health"], args.connections, args.seconds, 30)
             for name, paths in workloads.items():
-                _log(f"workers={workers} round {round_no + 1}/{args.repeat}: paperkg {name}")
+                _log(f"workers={workers} cache={cache} round {round_no + 1}/{args.repeat}: paperkg {name}")
                 row[name] = load_wrk(base, paths, args.connections, args.seconds, 30)
                 row[name]["ratio"] = round(row[name]["req_per_s"] / row["bare"]["req_per_s"], 3)
             result["rounds"].append(row)
@@ -176,7 +198,8 @@ def render(result: dict[str, Any]) -> str:
     for run in result["runs"]:
         s = run["summary"]
         lines.append("")
-        lines.append(f"workers={run['workers']}  ready in {run['ready_s']} s  "
+        lines.append(f"workers={run['workers']}  answer cache {'on' if run['cache'] else 'off'}  "
+                     f"ready in {run['ready_s']} s (user Cypher +{run['cypher_ready_s']} s)  "
                      f"memory after load: {run['memory_loaded']['rss_mb']} MiB RSS, "
                      f"{run['memory_loaded']['pss_mb']} MiB PSS over {run['memory_loaded']['processes']} "
                      f"processes (bare app {run['bare_memory']['rss_mb']} MiB RSS)")
@@ -207,6 +230,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="rounds (default 3)")
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--workers", default="1", help="comma list of worker counts (default 1)")
+    parser.add_argument("--cache", default="on,off", help="answer cache on, off or both, one server "
+                        "each (default on,off; off: PAPERKG_ANSWER_CACHE_MB=0, every request runs its query)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if not shutil.which("wrk"):
@@ -223,8 +248,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "store": str(store), "query": args.query, "mix_paths": len(workloads["mixed"]),
         "connections": args.connections, "seconds": args.seconds, "repeat": args.repeat,
         "cpus": os.cpu_count(), "load_start": _loadavg(), "logs": str(logdir), "runs": []}
+    caches = [{"on": True, "off": False}[c.strip()] for c in args.cache.split(",")]
     for n in workers:
-        result["runs"].append(run_workers(store, n, workloads, args, logdir))
+        for cache in caches:
+            result["runs"].append(run_workers(store, n, cache, workloads, args, logdir))
     result["load_end"] = _loadavg()
     print(json.dumps(result, indent=2) if args.json else render(result))
     return 0 if all(run["summary"][w]["pass"] for run in result["runs"] for w in TARGETS) else 3
