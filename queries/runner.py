@@ -290,8 +290,16 @@ _PLAIN = frozenset({str, int, bool, type(None)})
 
 
 def _json_value(value: Any) -> Any:
-    if type(value) in _PLAIN:       # the common case first: rows of thousands of scalars
+    kind = type(value)
+    if kind in _PLAIN:       # the common case first: rows of thousands of scalars
         return value
+    if kind is list or kind is tuple:      # exact types before the ABC checks below (~0.5 us each)
+        return [v if type(v) in _PLAIN else _json_value(v) for v in value]
+    if kind is dict:
+        return {k if type(k) is str else str(k): v if type(v) in _PLAIN else _json_value(v)
+                for k, v in value.items()}
+    if kind is float:
+        return value if math.isfinite(value) else None
     if value is None or isinstance(value, bool | int | str):
         return value
     if isinstance(value, float):
