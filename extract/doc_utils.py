@@ -20,12 +20,13 @@ Every extension is registered when any paperkg component is imported (spaCy impo
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Iterable
 
 import numpy
 from spacy.language import Language
 from spacy.tokens import Doc, Span
+
+from paperkg.graph.normalize import latex_spacing
 
 CANDS = "paperkg_cands"
 FINAL = "paperkg"
@@ -39,21 +40,6 @@ for _name in ("paperkg_aliases", "paperkg_introduced", "paperkg_relations", "pap
 def add_candidates(doc: Doc, spans: Iterable[Span]) -> None:
     """Append candidate spans after those of the components that ran before."""
     doc.spans[CANDS] = [*doc.spans.get(CANDS, ()), *spans]
-
-
-# LaTeX spacing written into arXiv abstracts: `fine-tuning~(SFT)`, `Optimization\\,(GRPO)`, `a\\ b`.
-_LATEX_TIE = re.compile(r"(?<![\s/~\\])~(?![\s~/])")
-_LATEX_SPACE = re.compile(r"(?<!\\)\\[,;:! >]")
-
-
-def latex_spacing(text: str) -> str:
-    """`text` with LaTeX's spacing commands as spaces of the same length (a tie `~` between words is
-    one space, `\\,` `\\;` `\\:` `\\!` `\\ ` two), so they change no token, name or definition and
-    every offset into the text as written still holds. A `~` at a word's start (`~60%`) or in a url
-    (`/~user`) stays."""
-    if "~" not in text and "\\" not in text:
-        return text
-    return _LATEX_SPACE.sub("  ", _LATEX_TIE.sub(" ", text))
 
 
 def make_doc(nlp: Language, text: str) -> Doc:

@@ -128,3 +128,18 @@ def slug(text: str) -> str:
         digest = hashlib.sha1(key.encode("utf-8")).hexdigest()[:8]
         base = f"{base}-{digest}" if base else digest
     return base
+
+
+# LaTeX spacing written into arXiv abstracts: `fine-tuning~(SFT)`, `Optimization\\,(GRPO)`, `a\\ b`.
+_LATEX_TIE = re.compile(r"(?<![\s/~\\])~(?![\s~/])")
+_LATEX_SPACE = re.compile(r"(?<!\\)\\[,;:! >]")
+
+
+def latex_spacing(text: str) -> str:
+    """`text` with LaTeX's spacing commands as spaces of the same length (a tie `~` between words is
+    one space, `\\,` `\\;` `\\:` `\\!` `\\ ` two), so they change no token, name or definition and
+    every offset into the text as written still holds. A `~` at a word's start (`~60%`) or in a url
+    (`/~user`) stays."""
+    if "~" not in text and "\\" not in text:
+        return text
+    return _LATEX_SPACE.sub("  ", _LATEX_TIE.sub(" ", text))

@@ -32,8 +32,8 @@ def tokens_of(texts: list[str]) -> list[list[str]]:
     """Lower-cased tokens (paperkg's tokenizer, LaTeX spacing read as spaces) of every text."""
     import spacy
 
-    from paperkg.extract.doc_utils import latex_spacing
     from paperkg.extract.tokenizer import customize_tokenizer
+    from paperkg.graph.normalize import latex_spacing
 
     nlp = spacy.blank("en")
     customize_tokenizer(nlp)
