@@ -15,6 +15,9 @@ Types (the `type` field of the catalog JSON):
   and `$<name>_queries`, their full-text terms
 - `search`: a fragment of a name, same normalisation -> `$<name>_key`, and `$<name>_query`, a
   full-text wildcard query for the keys containing it (see `fulltext_contains`)
+- `name`: a whole name that need not be any entity's (a model family: `Qwen`), same normalisation
+  -> `$<name>_key` and `$<name>_query`, the key as an exact full-text term, as for `entity`; a name
+  nothing has gives no rows, not the "no entity named" error an `entity` gives
 - `entity_type`: one of the entity labels (case-insensitive input) -> `$<name>` (null when absent)
 - `choice`: one of the words its header lists (`values=absolute|delta|ratio`; case-insensitive
   input) -> `$<name>` (the default, or null when absent and it has none)
@@ -47,13 +50,14 @@ from paperkg.graph.errors import BadInputError
 from paperkg.graph.model import ENTITY_LABELS, collection_id
 from paperkg.graph.normalize import compact_key
 
-PARAM_TYPES: tuple[str, ...] = ("entity", "entities", "search", "entity_type", "choice", "collection",
-                                "paper", "int", "float")
+PARAM_TYPES: tuple[str, ...] = ("entity", "entities", "search", "name", "entity_type", "choice",
+                                "collection", "paper", "int", "float")
 # JSON Schema of each type's canonical value, for the HTTP API's OpenAPI description.
 JSON_SCHEMA: dict[str, dict[str, Any]] = {
     "entity": {"type": "string", "minLength": 1},
     "entities": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1},
     "search": {"type": "string", "minLength": 1},
+    "name": {"type": "string", "minLength": 1},
     "entity_type": {"type": "string", "enum": list(ENTITY_LABELS)},
     "choice": {"type": "string"},
     "collection": {"type": "string", "minLength": 1},
@@ -139,7 +143,7 @@ class Param:
             if word is None:
                 raise self.bad(value)
             return word
-        if self.type in ("entity", "search") and not compact_key(text):
+        if self.type in ("entity", "search", "name") and not compact_key(text):
             raise self.bad(value, "it has no letters or digits to match")
         if self.type == "collection" and not text.strip():
             raise self.bad(value)
@@ -209,10 +213,10 @@ class Param:
         """What the Cypher (and the embedded implementation) receives for the canonical `value`
         (None: an optional parameter left out, whose params are all null: `$name_key IS NULL`)."""
         if value is None:
-            if self.type in ("entity", "search"):
+            if self.type in ("entity", "search", "name"):
                 return {f"{self.name}_key": None, f"{self.name}_query": None}
             return {self.name: None}
-        if self.type == "entity":
+        if self.type in ("entity", "name"):
             key = compact_key(value)
             return {f"{self.name}_key": key, f"{self.name}_query": fulltext_term(key)}
         if self.type == "search":

@@ -118,16 +118,17 @@ def test_names_and_ids_are_looked_up_through_the_fulltext_indexes(name: str) -> 
     code = re.sub(r"//[^\n]*", "", query.cypher)
     found = [(m.group(1), m.group(2), m.group(4)) for m in FULLTEXT_LOOKUP.finditer(code)]
     entity_params = [p.name for p in query.params if p.type in ("entity", "entities")]
+    name_params = [p.name for p in query.params if p.type == "name"]
     search_params = [p.name for p in query.params if p.type == "search"]
     exact = [n for index, n, prop in found if (index, prop) == ("paperkg_entity_keys", "keys")]
     assert [n for index, n, prop in found if (index, prop) == ("paperkg_paper_ids", "ids")] \
         == [p.name for p in query.params if p.type == "paper"]
     searches = [m.group(1) for m in SEARCH_LOOKUP.finditer(code)]
-    # A `search` parameter is a substring (CONTAINS decides), or a name that need not be an entity's,
-    # looked up exactly through its wildcard query (`family`: `$name_key IN e.keys` decides); an
-    # entity parameter is always looked up exactly. Each parameter once.
-    assert sorted(exact + searches) == sorted(entity_params + search_params)
-    assert not set(searches) & set(entity_params)
+    # A `search` parameter is a substring, through its wildcard query (CONTAINS decides); an entity
+    # parameter, and a `name` (a name that need not be an entity's, as `family`'s), are looked up
+    # exactly. Each parameter once.
+    assert sorted(exact) == sorted(entity_params + name_params)
+    assert sorted(searches) == sorted(search_params)
     assert len(found) + len(searches) == len(PROCEDURE.findall(code))
     schema = resources.files("paperkg.graph").joinpath("schema.cypher").read_text()
     for index, _, _ in found:

@@ -113,6 +113,9 @@ def test_normalisation() -> None:
     assert values("entity_search", {"q": "Policy Opt"}) == {"q_key": "policyopt", "q_query": "*policyopt*",
                                                             "type": None, "limit": 20, "offset": 0}
     assert values("entity_search", {"q": "c++ (x)"})["q_query"] == "*c\\+\\+\\(x\\)*"
+    # a family is a whole name looked up exactly (a term query), not a fragment (a wildcard)
+    assert values("family", {"name": "Qwen 2.5"}) == {"name_key": "qwen2.5", "name_query": '"qwen2.5"',
+                                                      "limit": 100, "offset": 0}
     assert values("top_entities", {"type": "dataset"}) == {"type": "Dataset", "limit": 20}
     assert values("cooccurring", {"name": "x", "type": ""})["type"] is None    # empty GET value = absent
     assert values("cooccurring", {"name": "x", "type": None})["type"] is None  # JSON null = absent
