@@ -38,7 +38,7 @@ import json
 import sqlite3
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import msgspec
 
@@ -248,7 +248,7 @@ def _inner_candidates(ex: Extraction) -> set[str]:
     return out
 
 
-def _resolves_to(key: str, rep: str | None, targets: dict[str, list[str]], etype: str) -> str:
+def _resolves_to(key: str, rep: str | None, targets: dict[str, dict[str, int]], etype: str) -> str:
     """The cluster of a mention of `key` typed `etype` in a paper that does not define it
     (resolution rules 2-4): the representative of the long form it is, else the long form it is
     defined with (by type when there are several), else itself (none, or ambiguous)."""
@@ -264,6 +264,17 @@ def _nested_spellings(aliases: Iterable[str]) -> set[str]:
         if tokens and all(_named_token(t) for t in tokens):
             out.add("".join(tokens))
     return out
+
+
+def short_targets(db: sqlite3.Connection, short: str, rep: Callable[[str], str | None]
+                  ) -> dict[str, dict[str, int]]:
+    """The `short_key` row of `short`: each long form's representative it is defined with, and how
+    many papers define it so with each type ("" for a definition of no type), both sorted."""
+    found: dict[str, Counter[str]] = defaultdict(Counter)
+    for long, etype in db.execute("SELECT long, type FROM local_def WHERE short = ?", (short,)):
+        if long_rep := rep(long):
+            found[long_rep][etype or ""] += 1
+    return {r: dict(sorted(types.items())) for r, types in sorted(found.items())}
 
 
 class Derivation:
@@ -283,7 +294,7 @@ class Derivation:
         if base_key(key) != key:
             return key
         targets = self.defined(key)
-        return self.rep(key) or (next(iter(targets)) if len(targets) == 1 else key)
+        return self.rep(key) or (resolve_undefined(key, targets, None) if targets else key)
 
     # ---- small lookups ----------------------------------------------------------------------
 
@@ -303,8 +314,9 @@ class Derivation:
             self._rep[key] = row[0] if row else None
         return self._rep[key]
 
-    def defined(self, key: str) -> dict[str, list[str]]:
-        """The long forms `key` is defined with, each with the types its definitions give it."""
+    def defined(self, key: str) -> dict[str, dict[str, int]]:
+        """The long forms `key` is defined with, each with how many papers define it so with each
+        type ("" for no type)."""
         if key not in self._defined:
             row = self._one("SELECT targets FROM short_key WHERE key = ?", (key,))
             self._defined[key] = json.loads(row[0]) if row else {}
@@ -539,15 +551,11 @@ class Derivation:
         return self._one("SELECT 1 FROM local_def WHERE long = ? LIMIT 1", (key,)) is not None
 
     def _update_short_keys(self, shorts: set[str]) -> dict[str, tuple[dict, dict]]:
-        """Store the long forms each short form is defined with, and the types each is defined
-        with; returns (old, new) of each short form whose long forms or their types changed."""
+        """Store the long forms each short form is defined with, and how many papers define it so
+        with each type; returns (old, new) of each short form whose long forms or counts changed."""
         changed: dict[str, tuple[dict, dict]] = {}
         for short in sorted(shorts):
-            found: dict[str, set[str]] = defaultdict(set)
-            for long, etype in self.db.execute("SELECT long, type FROM local_def WHERE short = ?", (short,)):
-                if rep := self.rep(long):
-                    found[rep].update([etype] if etype else [])
-            targets = {rep: sorted(types) for rep, types in sorted(found.items())}
+            targets = short_targets(self.db, short, self.rep)
             row = self._one("SELECT targets FROM short_key WHERE key = ?", (short,))
             old = json.loads(row[0]) if row else {}
             if targets == old:

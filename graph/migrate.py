@@ -7,10 +7,12 @@ import json
 import sqlite3
 import uuid
 from collections import defaultdict
+from collections.abc import Callable
 
-from paperkg.graph.curation import base_key
+from paperkg.graph.curation import Rules, base_key, changed_bindings, papers_of
 from paperkg.graph.model import entity_id
 from paperkg.graph.normalize import id_name
+from paperkg.graph.resolve import TYPE_ORDER, resolve_undefined
 
 _ENTITY_OWNERS = "owner >= 'e' || char(9) AND owner < 'e' || char(10)"     # `derive._Emitter.entity`
 
@@ -59,3 +61,44 @@ def count_years(db: sqlite3.Connection) -> None:
             updates.append((props_json(data), key))
     db.executemany("UPDATE nodes SET props = ? WHERE key = ?", updates)
     db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', ?)", (uuid.uuid4().hex,))
+
+
+def count_definitions(db: sqlite3.Connection) -> None:
+    """Schema 10 -> 11: each short form's long forms with how many papers define it so with each
+    type (`derive.short_targets`; they were the types alone), which rule 3's share needs
+    (`resolve.DOMINANT_SHARE`). Marks for the next build's derivation (`pending_derive`) the papers
+    that mention a short form a mention of which, of some type, now resolves elsewhere (the bare
+    `GRPO` now joins group relative policy optimization), and those of the clusters a correction
+    of such a short form named before or names now. Nothing is re-extracted."""
+    from paperkg.graph.derive import short_targets
+    from paperkg.graph.state import props_json
+
+    reps = dict(db.execute("SELECT key, rep FROM long_key"))
+    old_targets: dict[str, dict[str, dict[str, int]]] = {}
+    new_targets: dict[str, dict[str, dict[str, int]]] = {}
+    for short, targets in db.execute("SELECT key, targets FROM short_key").fetchall():
+        # the old rule is the new one over one definition per (long form, type): no share reaches it
+        old_targets[short] = {long: {t: 1 for t in types} or {"": 1}
+                              for long, types in json.loads(targets).items()}
+        new_targets[short] = short_targets(db, short, reps.get)
+        db.execute("UPDATE short_key SET targets = ? WHERE key = ?", (props_json(new_targets[short]), short))
+
+    def cluster_of(targets: dict[str, dict[str, dict[str, int]]]) -> Callable[[str], str]:
+        def of(key: str) -> str:          # `derive.Derivation.cluster_of_key`
+            if base_key(key) != key:
+                return key
+            found = targets.get(key)
+            return reps.get(key) or (resolve_undefined(key, found, None) if found else key)
+        return of
+
+    moved = [short for short in sorted(new_targets)
+             if any(resolve_undefined(short, old_targets[short], etype)
+                    != resolve_undefined(short, new_targets[short], etype) for etype in (*TYPE_ORDER, None))]
+    for short in moved:
+        db.execute("INSERT OR IGNORE INTO pending_derive (paper) SELECT paper FROM terms "
+                   "WHERE kind = 'm' AND term = ?", (short,))
+    rules = Rules.load(db)
+    if rules.corrections:
+        rebound = changed_bindings(rules.bind(cluster_of(old_targets)), rules.bind(cluster_of(new_targets)))
+        db.executemany("INSERT OR IGNORE INTO pending_derive (paper) VALUES (?)",
+                       [(p,) for p in sorted(papers_of(db, rebound))])

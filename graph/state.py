@@ -60,13 +60,13 @@ from paperkg.graph.errors import (
     StoreNotWritableError,
     StoreUnavailableError,
 )
-from paperkg.graph.migrate import count_years, rekey_entities
+from paperkg.graph.migrate import count_definitions, count_years, rekey_entities
 from paperkg.graph.model import EDGE_TYPES, ENTITY_LABELS, NODE_LABELS, KnowledgeGraph, node_key
 from paperkg.graph.normalize import compact_key, latex_spacing
 from paperkg.graph.records import Extraction, PaperInput
 from paperkg.graph.store import GraphDelta, GraphWriter, empty_stats
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 DB_FILE = "state.sqlite"
 # The store format before this one: a pickle, which this version never opens (loading one runs code).
 LEGACY_FILE = "graph.pickle"
@@ -151,6 +151,10 @@ CREATE INDEX edges_owner ON edges (owner);
 # (`migrate.rekey_entities`, a statement that is a function of the connection).
 # 9 -> 10: entity nodes hold their papers by year (`migrate.count_years`), which `trending` reads on
 # Neo4j instead of every mention of its window; a new generation, so a Neo4j graph gets them too.
+# 10 -> 11: each short form's long forms are kept with how many papers define them with each type
+# (`migrate.count_definitions`): an acronym a paper does not define joins the long form nine in ten
+# of its definitions give (`resolve.DOMINANT_SHARE`); the papers whose mentions now resolve
+# elsewhere are derived again by the next build. Nothing is re-extracted.
 _DEFINITION_TYPE = """
 UPDATE local_def SET type = (
     SELECT type FROM (
@@ -188,6 +192,7 @@ _MIGRATIONS: dict[int, tuple[Statement, ...]] = {
     7: tuple(statement for statement in CORRECTIONS_SCHEMA.split(";") if statement.strip()),
     8: (rekey_entities,),
     9: (count_years,),
+    10: (count_definitions,),
 }
 
 

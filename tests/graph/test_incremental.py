@@ -162,6 +162,21 @@ _MAE = [*PAPERS,
          [("Mean absolute errors", "MAE"), ("mean angular error", "MAE")])]
 
 
+# One acronym defined two ways, nine papers to one (`resolve.DOMINANT_SHARE`): a bare Method XYZ joins
+# the long form nine in ten definitions give, and goes back to the bare acronym when a paper of the
+# nine goes (eight in nine is under the share); a bare Task XYZ has no definition of its type.
+_DOMINANT = [
+    *[(f"x{i}", f"Xenial Yak Zipper (XYZ) is applied in study {i}.",
+       [("Xenial Yak Zipper", "Method", False), ("XYZ", "Method", False)], [],
+       [("Xenial Yak Zipper", "XYZ")]) for i in range(9)],
+    ("q1", "Quartz Yield Zoning (XYZ) is another method.",
+     [("Quartz Yield Zoning", "Method", False), ("XYZ", "Method", False)], [],
+     [("Quartz Yield Zoning", "XYZ")]),
+    ("u1", "We train with XYZ and report gains.", [("XYZ", "Method", False)], [], []),
+    ("u2", "XYZ is also a task name here.", [("XYZ", "Task", False)], [], []),
+]
+
+
 # Names whose keys differ in case alone (`Androids` folds to `android`, the acronym's `ANDROIDS` stays;
 # `FLOPs` and `FLOPS` likewise), one of them changing type between papers: each key is its own entity
 # with an id of its own. Their ids were one, and in a store of 209k real abstracts three edges came to
@@ -210,7 +225,8 @@ def test_names_apart_by_case_alone_are_two_entities(tmp_path: Path) -> None:
 
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())
-@pytest.mark.parametrize("papers", [_DPO, _MAE], ids=["defined-three-ways", "defined-with-two-types"])
+@pytest.mark.parametrize("papers", [_DPO, _MAE, _DOMINANT],
+                         ids=["defined-three-ways", "defined-with-two-types", "defined-mostly-one-way"])
 def test_any_split_of_an_acronym_defined_several_ways_is_build_graph(papers: list[tuple],
                                                                      data: st.DataObject) -> None:
     steps = data.draw(seed_steps(list(corpus_of(papers).papers.values())))
@@ -271,3 +287,17 @@ def test_any_split_and_removal_of_papers_reporting_results_is_build_graph(data: 
 @st.composite
 def _result_steps(draw: st.DrawFn, pool: list[PaperEntry]) -> list[tuple[str, list[PaperEntry]]]:
     return _steps(draw, pool, 40)
+
+
+def test_a_bare_acronym_joins_the_long_form_nine_in_ten_definitions_give(tmp_path: Path) -> None:
+    entries = {e.ids[0]: e for e in corpus_of(_DOMINANT).papers.values()}
+
+    def mentioned_by(graph: KnowledgeGraph, paper: str) -> set[str]:
+        return {e.target for e in graph.edges.values()
+                if e.type == "MENTIONS" and e.source == f"paper:{paper}"}
+
+    graph, _ = _replay(tmp_path / "a", [("add", list(entries.values()))])
+    assert mentioned_by(graph, "u1") == {"method:xenial-yak-zipper"}
+    assert mentioned_by(graph, "u2") == {"task:xyz"}          # no definition of a Task XYZ
+    graph, _ = _replay(tmp_path / "b", [("add", list(entries.values())), ("remove", [entries["x0"]])])
+    assert mentioned_by(graph, "u1") == {"method:xyz"}        # 8 of 9: ambiguous, the bare acronym

@@ -17,6 +17,7 @@ from paperkg.graph.resolve import (
     model_family,
     nested_mentions,
     resolve,
+    resolve_undefined,
 )
 
 
@@ -227,3 +228,28 @@ _LONG_FORMS = st.lists(st.lists(_WORDS, min_size=1, max_size=4).map(" ".join), m
 def test_bucketed_merge_equals_pairwise_definition(forms: list[str]) -> None:
     spelled = {compact_key(f): f for f in forms}
     assert _merge_similar(spelled) == _merge_similar_pairwise(spelled)
+
+
+# Rule 3 with counts, shaped after the definitions of `GRPO` and `DP` in 209k real arXiv abstracts
+# (long forms as their representatives' keys, papers defining each so per type).
+_GRPO = {"grouprelativepolicyoptimization": {"Method": 790, "Task": 2}, "grouprobustpreferenceoptimization":
+         {"Method": 5}, "generalizedrewardpolicyoptimization": {"Method": 3}, "grpos": {"": 1}}
+_DP = {"differentialprivacy": {"Method": 281, "Task": 37}, "dynamicprogramming": {"Method": 20},
+       "dataparallelism": {"Method": 12}, "diffusionpolicy": {"Method": 47, "Model": 2}}
+
+
+@pytest.mark.parametrize(("key", "targets", "etype", "expected"), [
+    ("grpo", _GRPO, "Method", "grouprelativepolicyoptimization"),   # 790 of 798 Method definitions
+    ("grpo", _GRPO, "Task", "grouprelativepolicyoptimization"),     # the one Task definition's long form
+    ("grpo", _GRPO, "Dataset", "grpo"),                             # no definition of that type
+    ("grpo", _GRPO, None, "grouprelativepolicyoptimization"),       # every definition weighs: 792 of 801
+    ("dp", _DP, "Method", "dp"),                                    # 281 of 360: not nine in ten
+    ("dp", _DP, "Model", "diffusionpolicy"),
+    ("dp", _DP, None, "dp"),
+    ("ab", {"a": {"Method": 9}, "b": {"Method": 1}}, "Method", "a"),   # exactly the share
+    ("ab", {"a": {"Method": 8}, "b": {"Method": 1}}, "Method", "ab"),
+    ("ab", {"a": {"": 3}}, "Metric", "a"),                             # one long form, whatever the types
+])
+def test_an_undefined_acronym_joins_the_long_form_most_definitions_give(
+        key: str, targets: dict, etype: str | None, expected: str) -> None:
+    assert resolve_undefined(key, targets, etype) == expected
