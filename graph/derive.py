@@ -627,7 +627,7 @@ class Derivation:
         name = self.rules.names.get(cluster) or min(names,
                                                     key=lambda s: (-names[s], is_acronym(s), len(s), s))
         key = base_key(cluster)
-        spellings = [s for (s,) in self.db.execute("SELECT surface FROM spelling WHERE key = ?", (key,))]
+        spellings = dict(self.db.execute("SELECT surface, n FROM spelling WHERE key = ?", (key,)))
         canonical = id_name(spellings, key)
         ambiguous = key == cluster and self.rep(cluster) is None and len(self.defined(cluster)) > 1
         return {"label": label, "name": name, "aliases": sorted(set(names) | {name}), "ambiguous": ambiguous,

@@ -18,7 +18,8 @@ _ENTITY_OWNERS = "owner >= 'e' || char(9) AND owner < 'e' || char(10)"     # `de
 
 
 def rekey_entities(db: sqlite3.Connection) -> None:
-    """Schema 8 -> 9: entity ids from `normalize.id_name`. Marks for the next build's derivation
+    """Schema 8 -> 9 and 11 -> 12: entity ids from `normalize.id_name` (the key's folds; then its
+    spelling written most often). Marks for the next build's derivation
     (`pending_derive`) the papers of every cluster whose id changes, or whose id another cluster
     shared (their rows took each other's place; the one left owns the node, both have edges), and
     counts the rows again (a shared row was counted twice). Nothing is re-extracted."""
@@ -27,7 +28,7 @@ def rekey_entities(db: sqlite3.Connection) -> None:
     for cluster, eid in db.execute("SELECT cluster, id FROM clusters"):
         holders[eid].append(cluster)
         key = base_key(cluster)
-        spellings = [s for (s,) in db.execute("SELECT surface FROM spelling WHERE key = ?", (key,))]
+        spellings = dict(db.execute("SELECT surface, n FROM spelling WHERE key = ?", (key,)))
         label = eid.partition(":")[0]
         if entity_id(label, id_name(spellings, key)) != eid:
             stale.add(cluster)

@@ -6,7 +6,8 @@ import functools
 import hashlib
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Mapping
 
 # Hyphen-like characters that writers and PDF converters use interchangeably with "-".
 DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2043\ufe58\ufe63\uff0d"
@@ -106,13 +107,18 @@ def compact_key(name: str) -> str:
     return spaced_key(name).replace(" ", "")
 
 
-def id_name(spellings: Iterable[str], key: str) -> str:
-    """The name an entity's id is made from: the first of its key's spellings (by name key) with the
-    key's own folds. Folded, because the fold depends on case: `Androids` has the key `android` and
-    `ANDROIDS` (an acronym's S) the key `androids`, and the spellings as written gave both the id
-    `dataset:androids`, two entities whose rows took each other's place."""
-    first = min(spellings, key=lambda s: (name_key(s), s), default=None)
-    return key if first is None else spaced_key(first)
+def id_name(spellings: Mapping[str, int], key: str) -> str:
+    """The name an entity's id is made from: its key's spelling written most often (`spellings`:
+    surface -> times written), counted by its folds (`spaced_key`: `Accuracy` and `accuracies` are
+    `accuracy`), ties to the first. Folded, because the fold depends on case: `Androids` has the key
+    `android` and `ANDROIDS` (an acronym's S) the key `androids`, and the spellings as written gave
+    both the id `dataset:androids`, two entities whose rows took each other's place. Most written,
+    because the first by name key let one broken spelling name an entity: `ac-curacy`, written once
+    in 209k abstracts, named the `accuracy` of 21,839 papers `metric:ac-curacy`."""
+    counts: Counter[str] = Counter()
+    for surface, n in spellings.items():
+        counts[spaced_key(surface)] += n
+    return min(counts, key=lambda folded: (-counts[folded], folded)) if counts else key
 
 
 def _short_name(written: str) -> bool:

@@ -163,12 +163,12 @@ def resolve(extractions: Iterable[tuple[str, Extraction]], rules: Rules | None =
     local_type: dict[str, dict[str, str]] = {}   # paper -> short key -> the type it defines it with
     defined: dict[str, dict[str, Counter[str]]] = defaultdict(lambda: defaultdict(Counter))
     long_keys: set[str] = set()
-    spellings: dict[str, set[str]] = defaultdict(set)
+    spellings: dict[str, Counter[str]] = defaultdict(Counter)
     for pid, ex in papers:
         for m in ex.mentions:
-            spellings[compact_key(m.text)].add(m.text)
+            spellings[compact_key(m.text)][m.text] += 1
         for long, _short in ex.aliases:
-            spellings[compact_key(long)].add(long)
+            spellings[compact_key(long)][long] += 1
         local = local_long[pid] = local_definitions(ex)
         long_keys.update(local.values())
         local_type[pid] = definition_types(ex, local)
@@ -224,7 +224,7 @@ def resolve(extractions: Iterable[tuple[str, Extraction]], rules: Rules | None =
         res.aliases[cluster] = set(names) | {res.name[cluster]}
         # The id comes from one fixed spelling of the cluster key, whichever paper came first.
         key = base_key(cluster)
-        res.canonical[cluster] = id_name(spellings.get(key, ()), key)
+        res.canonical[cluster] = id_name(spellings.get(key, {}), key)
         if rules.is_curated(cluster):
             res.curated.add(cluster)
     return res

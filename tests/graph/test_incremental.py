@@ -177,6 +177,17 @@ _DOMINANT = [
 ]
 
 
+# One name written four ways, two of them broken by a line end (`ac-curacy`): the entity's id comes
+# from the spelling written most often, and moves when the papers that wrote it go.
+_SPELLED = [
+    ("s1", "We report accuracy on the test split.", [("accuracy", "Metric", False)], [], []),
+    ("s2", "Accuracy improves with scale.", [("Accuracy", "Metric", False)], [], []),
+    ("s3", "The ac-curacy of the probe rises.", [("ac-curacy", "Metric", False)], [], []),
+    ("s4", "Both accuracies and ac curacy are reported.",
+     [("accuracies", "Metric", False), ("ac curacy", "Metric", False)], [], []),
+]
+
+
 # Names whose keys differ in case alone (`Androids` folds to `android`, the acronym's `ANDROIDS` stays;
 # `FLOPs` and `FLOPS` likewise), one of them changing type between papers: each key is its own entity
 # with an id of its own. Their ids were one, and in a store of 209k real abstracts three edges came to
@@ -225,8 +236,9 @@ def test_names_apart_by_case_alone_are_two_entities(tmp_path: Path) -> None:
 
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())
-@pytest.mark.parametrize("papers", [_DPO, _MAE, _DOMINANT],
-                         ids=["defined-three-ways", "defined-with-two-types", "defined-mostly-one-way"])
+@pytest.mark.parametrize("papers", [_DPO, _MAE, _DOMINANT, _SPELLED],
+                         ids=["defined-three-ways", "defined-with-two-types", "defined-mostly-one-way",
+                              "spelled-four-ways"])
 def test_any_split_of_an_acronym_defined_several_ways_is_build_graph(papers: list[tuple],
                                                                      data: st.DataObject) -> None:
     steps = data.draw(seed_steps(list(corpus_of(papers).papers.values())))
@@ -301,3 +313,13 @@ def test_a_bare_acronym_joins_the_long_form_nine_in_ten_definitions_give(tmp_pat
     assert mentioned_by(graph, "u2") == {"task:xyz"}          # no definition of a Task XYZ
     graph, _ = _replay(tmp_path / "b", [("add", list(entries.values())), ("remove", [entries["x0"]])])
     assert mentioned_by(graph, "u1") == {"method:xyz"}        # 8 of 9: ambiguous, the bare acronym
+
+
+def test_an_entity_is_named_by_the_spelling_written_most_often(tmp_path: Path) -> None:
+    entries = {e.ids[0]: e for e in corpus_of(_SPELLED).papers.values()}
+    graph, _ = _replay(tmp_path / "a", [("add", [entries["s3"]]), ("add", list(entries.values()))])
+    assert [k for k in graph.nodes if k.startswith("metric:")] == ["metric:accuracy"]   # 3 against 2
+    graph, _ = _replay(tmp_path / "b", [("add", list(entries.values())),
+                                        ("remove", [entries["s1"], entries["s2"]])])
+    _joined(graph)
+    assert [k for k in graph.nodes if k.startswith("metric:")] == ["metric:ac-curacy"]  # 2 against 1

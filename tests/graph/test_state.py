@@ -215,7 +215,7 @@ def test_a_schema_8_store_gives_names_apart_by_case_alone_ids_of_their_own(tmp_p
     shutil.copy(SCHEMA8 / "state.sqlite", tmp_path / DB_FILE)
     state = BuildState(tmp_path)
     with state.snapshot() as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 11
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 12
         pending = {p for (p,) in db.execute("SELECT paper FROM pending_derive")}
         counted = dict(db.execute("SELECT name, n FROM counts WHERE name LIKE 'node:%'"))
         assert counted == dict(db.execute("SELECT 'node:' || label, count(*) FROM nodes GROUP BY label"))
