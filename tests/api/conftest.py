@@ -117,6 +117,21 @@ def build_store(path: Path) -> EmbeddedStore:
     return write_corpus(path, make_corpus())
 
 
+def add_paper(path: Path, pid: str, text: str) -> None:
+    """One more paper built into the store at `path` (another writer, as `paperkg build` while a
+    server serves it): a new build generation."""
+    from paperkg.graph.records import PaperInput
+    from paperkg.graph.state import BuildState
+
+    writer = BuildState(path)
+    try:
+        with writer.transaction() as tx:
+            tx.add_record(PaperInput(pid, text, "test", 1))
+            tx.derive()
+    finally:
+        writer.close()
+
+
 @pytest.fixture(scope="session")
 def small_store_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("api-store")

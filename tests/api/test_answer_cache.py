@@ -14,9 +14,7 @@ from paperkg.api.answer_cache import AnswerCache, AnswerCacheMiddleware
 from paperkg.api.app import create_app
 from paperkg.api.routers import queries
 from paperkg.api.settings import Settings
-from paperkg.graph.records import PaperInput
-from paperkg.graph.state import BuildState
-from tests.api.conftest import build_store
+from tests.api.conftest import add_paper, build_store
 
 QUERY = "/queries/papers_mentioning?name=GRPO"
 
@@ -69,11 +67,7 @@ def test_a_new_build_is_answered_afresh(store_path: Path, runs: list[str]) -> No
     with TestClient(create_app(Settings(store=str(store_path)))) as client:
         before = client.get("/stats").json()
         assert client.get("/stats").json() == before
-        writer = BuildState(store_path)
-        with writer.transaction() as tx:
-            tx.add_record(PaperInput("late", "A paper added while the server runs.", "test", 1))
-            tx.derive()
-        writer.close()
+        add_paper(store_path, "late", "A paper added while the server runs.")
         deadline = time.monotonic() + 60
         while (after := client.get("/stats").json()) == before:
             assert time.monotonic() < deadline, "the rebuilt store was never served"
@@ -93,11 +87,7 @@ def test_only_tagged_answers_are_kept(store_path: Path, runs: list[str]) -> None
 
 
 def test_a_refused_answer_is_not_kept(store_path: Path) -> None:
-    writer = BuildState(store_path)
-    with writer.transaction() as tx:
-        tx.add_record(PaperInput("big", "A long abstract about policy optimization. " * 3000, "test", 1))
-        tx.derive()
-    writer.close()
+    add_paper(store_path, "big", "A long abstract about policy optimization. " * 3000)
     with TestClient(create_app(Settings(store=str(store_path), max_answer_bytes=100)),
                     raise_server_exceptions=False) as client:
         for _ in range(2):

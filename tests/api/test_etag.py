@@ -13,9 +13,8 @@ import paperkg
 from paperkg.api.app import create_app
 from paperkg.api.etag import matches
 from paperkg.api.settings import Settings
-from paperkg.graph.records import PaperInput
 from paperkg.graph.state import BuildState
-from tests.api.conftest import build_store
+from tests.api.conftest import add_paper, build_store
 
 QUERY = "/queries/papers_mentioning?name=GRPO"
 
@@ -67,11 +66,7 @@ def test_what_is_not_an_answer_of_the_build_carries_no_tag(store_path: Path) -> 
 
 def test_an_answer_too_large_is_refused_untagged(store_path: Path) -> None:
     # the byte cap's 422 replaces the 200 the route answered: no tag may survive on it
-    writer = BuildState(store_path)
-    with writer.transaction() as tx:
-        tx.add_record(PaperInput("big", "A long abstract about policy optimization. " * 3000, "test", 1))
-        tx.derive()
-    writer.close()
+    add_paper(store_path, "big", "A long abstract about policy optimization. " * 3000)
     settings = Settings(store=str(store_path), max_answer_bytes=100)
     with TestClient(create_app(settings), raise_server_exceptions=False) as client:
         assert client.get("/papers/p1").headers.get("etag")
@@ -94,11 +89,7 @@ def test_a_rebuild_changes_the_tag(store_path: Path) -> None:
     with TestClient(create_app(Settings(store=str(store_path)))) as client:
         before = client.get("/stats")
         old = before.headers["etag"]
-        writer = BuildState(store_path)
-        with writer.transaction() as tx:
-            tx.add_record(PaperInput("late", "A paper added while the server runs.", "test", 1))
-            tx.derive()
-        writer.close()
+        add_paper(store_path, "late", "A paper added while the server runs.")
         deadline = time.monotonic() + 60
         while client.get("/stats", headers={"If-None-Match": old}).status_code == 304:
             assert time.monotonic() < deadline, "the rebuilt store was never served"
