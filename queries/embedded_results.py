@@ -7,6 +7,7 @@ entity -> [(link type, result)]).
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ def _metric(ix: Index, metric: str | None, result: dict[str, Any]) -> Any:
 
 
 def leaderboard(ix: Index, params: dict[str, Any]) -> list[Row]:
-    rows: list[tuple[float, Row]] = []
+    rows: list[tuple[bool, int, tuple[bool, str, bool, str], float, Row]] = []
     for bench in ix.entities(params["benchmark_key"]):
         best: dict[tuple[str, str | None], tuple[float, str, Ranked]] = {}
         for ranked in _ranked(ix, bench, params, dated=False):
@@ -63,18 +64,27 @@ def leaderboard(ix: Index, params: dict[str, Any]) -> list[Row]:
             candidate = (-score, ix.props[result]["id"], ranked)
             if (paper, subject) not in best or candidate[:2] < best[(paper, subject)][:2]:
                 best[(paper, subject)] = candidate
+        groups: Counter[tuple[str | None, str | None]] = Counter()   # values compare within one only
+        kept = []
         for _, _, (score, result, paper, subject, metric, direction) in best.values():
+            r = ix.props[result]
+            group = (r.get("metric") if metric is None else ix.props[metric]["id"], r.get("unit"))
+            groups[group] += 1
+            kept.append((group, score, result, paper, subject, metric, direction))
+        for group, score, result, paper, subject, metric, direction in kept:
             r, p = ix.props[result], ix.props[paper]
-            rows.append((score, {
+            m, u = group
+            order = (m is None, m or "", u is None, u or "")       # as Cypher sorts: null last
+            rows.append((m is None, groups[group], order, score, {
                 "benchmark": ix.props[bench]["id"], "subject": _prop(ix, subject, "name"),
                 "subject_id": _prop(ix, subject, "id"), "subject_type": _prop(ix, subject, "type"),
                 "value": r.get("display"), "number": r.get("number"), "unit": r.get("unit"),
                 "metric": _metric(ix, metric, r), "metric_id": _prop(ix, metric, "id"),
                 "direction": direction, "year": r.get("year"), "paper": p["id"], "title": p.get("title"),
                 "evidence": r.get("evidence"), "result": r["id"], "confidence": r.get("confidence")}))
-    rows.sort(key=lambda sr: (-sr[0], sr[1]["paper"], sr[1]["subject_id"] is None, sr[1]["subject_id"] or "",
-                              sr[1]["result"]))
-    return [row for _, row in rows][params["offset"]:params["offset"] + params["limit"]]
+    rows.sort(key=lambda gr: (gr[0], -gr[1], gr[2], -gr[3], gr[4]["paper"], gr[4]["subject_id"] is None,
+                              gr[4]["subject_id"] or "", gr[4]["result"]))
+    return [row for *_, row in rows][params["offset"]:params["offset"] + params["limit"]]
 
 
 def results_of(ix: Index, params: dict[str, Any]) -> list[Row]:

@@ -1,5 +1,5 @@
 // name: leaderboard
-// description: What methods and models reached on a benchmark or dataset, best first: one row per (subject, paper) with its best value, metric, year, paper and evidence sentence.
+// description: What methods and models reached on a benchmark or dataset, best first within each metric and unit: one row per (subject, paper) with its best value, metric, year, paper and evidence sentence.
 // param: benchmark entity required example=Gait3D
 // param: metric entity optional example=rank-1 accuracy
 // param: kind choice optional default="absolute" values=absolute|delta|ratio example=absolute
@@ -13,7 +13,10 @@
 // loss, perplexity, FID, WER, MAE, RMSE, latency, ...; graph/metric_direction.py), and the
 // `direction=higher|lower` parameter overrides it for every row. A subject reported several times by one
 // paper keeps its best value (then the smallest result id); subject is null for a result whose
-// abstract names no method or model. Ties: paper id, subject id (null last), result id.
+// abstract names no method or model. Values are only compared within one metric and unit (a latency
+// in ms is no better than an accuracy in %): rows come in groups of one (metric, unit) -- the metric
+// entity's id, else the metric as written, else none -- groups with a metric first, the group with
+// the most rows first (then by metric and unit, none last), each group best first. Ties: paper id, subject id (null last), result id.
 // The metric's entities are looked up only when a metric is given (CASE evaluates one branch).
 CALL db.index.fulltext.queryNodes('paperkg_entity_keys', $benchmark_query) YIELD node AS b
 WHERE $benchmark_key IN b.keys
@@ -32,10 +35,15 @@ WITH b, p, r, m, s, direction, CASE direction WHEN 'lower' THEN -r.number ELSE r
 ORDER BY score DESC, r.id
 WITH b, p, s, collect({r: r, m: m, direction: direction, score: score})[0] AS best
 WITH b, p, s, best.r AS r, best.m AS m, best.direction AS direction, best.score AS score
+WITH b, coalesce(m.id, r.metric) AS grp_metric, r.unit AS grp_unit,
+     collect({p: p, s: s, r: r, m: m, direction: direction, score: score}) AS members
+UNWIND members AS x
+WITH b, grp_metric, grp_unit, size(members) AS grp_rows, x.p AS p, x.s AS s, x.r AS r, x.m AS m,
+     x.direction AS direction, x.score AS score
 RETURN b.id AS benchmark, s.name AS subject, s.id AS subject_id, s.type AS subject_type,
        r.display AS value, r.number AS number, r.unit AS unit, coalesce(m.name, r.metric) AS metric,
        m.id AS metric_id, direction, r.year AS year, p.id AS paper, p.title AS title,
        r.evidence AS evidence, r.id AS result, r.confidence AS confidence
-ORDER BY score DESC, paper, subject_id, result
+ORDER BY grp_metric IS NULL, grp_rows DESC, grp_metric, grp_unit, score DESC, paper, subject_id, result
 SKIP $offset
 LIMIT $limit

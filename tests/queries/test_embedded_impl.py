@@ -406,6 +406,20 @@ def test_entity_search_scan_gives_the_same_rows(monkeypatch: pytest.MonkeyPatch)
     assert [run_named(store, n, p) for n, p in todo] == expected
 
 
+def test_a_leaderboard_compares_values_within_one_metric_and_unit() -> None:
+    """A throughput of 138 tok/s on GSM8K is no better than its accuracies in %: it comes after them,
+    in a group of its own, however large the number."""
+    from tests.queries.graphs import _result
+
+    graph = tiny_graph()
+    _result(graph, "r8", "p2", 30, 138.0, "absolute", {"ACHIEVED_BY": PPO, "ON_BENCHMARK": GSM8K},
+            unit="tok/s", display="138 tok/s", value="138 tok/s", metric="throughput")
+    rows = run_named(GraphOnly(graph), "leaderboard", {"benchmark": "GSM8K"})
+    assert [(r["result"], r["unit"], r["metric"]) for r in rows] == [
+        ("result:p4:3", "%", "accuracy"), ("result:p3:7", "%", "accuracy"), ("result:p1:10", "%", "accuracy"),
+        ("result:p1:20", "%", "accuracy"), ("result:p2:30", "tok/s", "throughput")]
+
+
 def test_remembered_results_are_not_shared_with_callers() -> None:
     first = run_named(STORE, "introduced_in", {"collection": "Daily Papers"})
     first[0]["papers"] = 99
