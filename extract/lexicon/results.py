@@ -65,9 +65,10 @@ DELTA_BEFORE_RE = re.compile(
     r"\b(?:by|gains?|improv\w*|boost\w*|increas\w*|outperform\w*|surpass\w*|exceed\w*|advanc\w*|"
     r"decreas\w*|reduc\w*|lower\w*|cut\w*|drop\w*|degrad\w*|rais\w*|lift\w*|enhanc\w*|margin|"
     r"delta|higher|better|relative)\b[^.;]{0,40}$", re.I)
-# a score something reaches, not a change: `improves accuracy to 64.3%`, `from 78% to 88%`
-TO_BEFORE_RE = re.compile(r"\b(?:to|from|reaches|reaching|reach|achieves|achieving|attains)\s*[~$\\sim]*\s*$",
-                          re.I)
+# a score something reaches, not a change: `improves accuracy to 64.3%`, `from 78% to 88%`; `up to`
+# bounds whatever follows (`improvements of up to 18%`, `reduces rounds by up to 64.4%`: changes)
+TO_BEFORE_RE = re.compile(r"\b(?:(?<!\bup )to|from|reaches|reaching|reach|achieves|achieving|attains)"
+                          r"\s*[~$\\sim]*\s*$", re.I)
 # what may stand between two numbers of one list (`7.8% in PSNR, 12.2% in SSIM, and`, `11% (PPO) and`)
 LIST_GAP_RE = re.compile(r"[^.;0-9]*?(?:,|\band\b|\bor\b|/)[^.;0-9]*")
 DELTA_AFTER_RE = re.compile(
