@@ -38,6 +38,7 @@ from paperkg.extract.lexicon.results import (
     LIST_GAP_RE,
     RATIO_UNITS,
     RESPECTIVELY_RE,
+    SETTING_AFTER_RE,
     SETTING_BEFORE_RE,
     SIZE_AFTER_RE,
     SPREAD_AFTER_RE,
@@ -205,6 +206,8 @@ def refused(text: str, number: Number, mentions: list[Ent]) -> bool:
         return True
     before = text[max(0, number.start - 30):number.start]
     if SETTING_BEFORE_RE.search(before) and not number.unit:
+        return True
+    if SETTING_AFTER_RE.match(after):
         return True
     if SPREAD_BEFORE_RE.search(before) or SPREAD_AFTER_RE.match(after):
         return True

@@ -55,6 +55,13 @@ SETTING_BEFORE_RE = re.compile(
     r"\bFig\.?|\bFigure|\bSection|\bEq\.?|\bversion|\bv|\blevel|\bstage|\bphase|\bstep|\blayer|"
     r"\bround|\bday|\bsince|\bepoch|\bwindow of|\bbudget of|\brank|\bsize of|\bbatch size|"
     r"\blearning rate|\btemperature)\s*(?:of|=|:|is|at)?\s*[~$({\\]*\s*$", re.I)
+# a setting written after its number, whatever its unit: `with 40% sparsity`, `using 10% of the labeled
+# data`, `30% label noise` (RESULTS_GUIDELINE: hyperparameters and settings are not results)
+SETTING_AFTER_RE = re.compile(
+    r"^\s*(?:\)|\$)?\s*(?:sparsity|dropout|(?:pruning|mask(?:ing)?) (?:ratio|rate)|"
+    r"(?:label |annotation )?noise\b|"
+    r"of (?:the )?(?:training |labell?ed |annotated |unlabell?ed |available )?"
+    r"(?:data|samples|labels|examples|annotations|training set)\b)", re.I)
 # a spread or an interval, not a result: `0.70 +- 0.04`, `$\pm 1.2$`, `95% CI`
 SPREAD_BEFORE_RE = re.compile(r"(?:\+-|\+/-|\\pm|\u00b1)\s*\$?\s*$")
 SPREAD_AFTER_RE = re.compile(r"^\s*(?:CI|confidence interval)\b")

@@ -119,6 +119,12 @@ REFUSAL_CASES = [
     pytest.param("the dataset contains approximately 1.6 million multi-modal radiographs", {}, ["1.6"],
                  id="size-in-words"),
     pytest.param("Since 2023, regret of O(n log n) is known.", {}, ["2023"], id="year"),
+    # settings written after their number, from the 2,500 arXiv abstracts (2409.06211, the second shortened)
+    pytest.param("Our method needs one H100 to achieve nearly no loss in performance with 40% sparsity, "
+                 "even in generative tasks such as GSM8K.", {"GSM8K": "Benchmark"}, ["40%"],
+                 id="sparsity-is-a-setting"),
+    pytest.param("Self-supervised labeling achieved 70.3% accuracy using 23.1% of the labeled data.",
+                 {"accuracy": "Metric"}, ["23.1%"], id="a-share-of-the-data-is-a-setting"),
 ]
 
 
