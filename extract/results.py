@@ -40,6 +40,7 @@ from paperkg.extract.lexicon.results import (
     RESPECTIVELY_RE,
     SETTING_AFTER_RE,
     SETTING_BEFORE_RE,
+    SHARE_AFTER_RE,
     SIZE_AFTER_RE,
     SPREAD_AFTER_RE,
     SPREAD_BEFORE_RE,
@@ -225,6 +226,8 @@ def rule_kind(text: str, number: Number, bounds: tuple[int, int]) -> str:
         return "ratio"
     if not number.unit and "." not in digits and not number.signed and number.number is not None:
         return "none"
+    if number.unit == "%" and SHARE_AFTER_RE.match(after):
+        return "ratio"
     if TO_BEFORE_RE.search(before) and not number.signed:
         return "absolute"
     delta = bool(DELTA_BEFORE_RE.search(before[-60:]) or DELTA_AFTER_RE.match(after)) or number.signed

@@ -62,6 +62,10 @@ SETTING_AFTER_RE = re.compile(
     r"(?:label |annotation )?noise\b|"
     r"of (?:the )?(?:training |labell?ed |annotated |unlabell?ed |available )?"
     r"(?:data|samples|labels|examples|annotations|training set)\b)", re.I)
+# a share of a reference's performance is a ratio to it, not a score: `retains 91% of full-cache
+# accuracy`, `reaching 97.5% of the supervised learning performance`
+SHARE_AFTER_RE = re.compile(r"^\s*(?:\)|\$)?\s*of (?:the |its |their |a |an )?(?:[\w\-]+ ){0,3}?"
+                            r"(?:accuracy|performance|quality|score|capabilit\w+|ability)\b", re.I)
 # a spread or an interval, not a result: `0.70 +- 0.04`, `$\pm 1.2$`, `95% CI`
 SPREAD_BEFORE_RE = re.compile(r"(?:\+-|\+/-|\\pm|\u00b1)\s*\$?\s*$")
 SPREAD_AFTER_RE = re.compile(r"^\s*(?:CI|confidence interval)\b")
