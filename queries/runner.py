@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
 from paperkg.graph.errors import BadInputError, ParameterUsageError, UnknownEntityError, UnknownQueryError
+from paperkg.graph.neo4j_cypher import statement
 from paperkg.graph.normalize import compact_key
 from paperkg.graph.store import CypherEngine, GraphView
 from paperkg.queries import embedded_impl
@@ -107,16 +108,6 @@ class QueryBackend(Protocol):
     def suggest(self, key: str) -> list[str]: ...
 
 
-# An entity with the key, and the entities whose keys are within two edits of it (Lucene's fuzzy
-# query on the exact-term index `paperkg_entity_keys`): Neo4j's candidates for `suggest.rank`.
-_HAS_ENTITY = """CALL db.index.fulltext.queryNodes('paperkg_entity_keys', $query) YIELD node AS e
-WHERE $key IN e.keys
-RETURN e.id AS id LIMIT 1"""
-_NEAR_ENTITIES = """CALL db.index.fulltext.queryNodes('paperkg_entity_keys', $query) YIELD node AS e, score
-RETURN e.keys AS keys, e.name AS name, e.paper_count AS papers, e.id AS id
-ORDER BY score DESC, id LIMIT 200"""
-
-
 class CypherBackend:
     """A store with its own Cypher engine (Neo4j): the catalog's text, the store's guard."""
 
@@ -133,10 +124,11 @@ class CypherBackend:
         self.store.ensure_ready()
 
     def has_entity(self, key: str) -> bool:
-        return bool(self.store.run_catalog(_HAS_ENTITY, {"query": fulltext_term(key), "key": key}))
+        params = {"query": fulltext_term(key), "key": key}
+        return bool(self.store.run_catalog(statement("entity_with_key"), params))
 
     def suggest(self, key: str) -> list[str]:
-        rows = self.store.run_catalog(_NEAR_ENTITIES, {"query": fuzzy_term(key)})
+        rows = self.store.run_catalog(statement("entities_near_key"), {"query": fuzzy_term(key)})
         return rank(key, ((k, Named(str(r["name"]), int(r["papers"] or 0), str(r["id"])))
                           for r in rows for k in r["keys"] or ()))
 
