@@ -51,11 +51,16 @@ class AnswerCache:
         self.hits += 1
         return entry
 
+    @property
+    def max_entry(self) -> int:
+        """The largest answer kept: an eighth of the budget."""
+        return self.max_bytes // 8
+
     def put(self, generation: str, key: bytes, headers: list[tuple[bytes, bytes]], body: bytes) -> None:
         if generation != self.generation:
             self._clear(generation)
         size = _size(key, headers, body)
-        if size > self.max_bytes // 8 or key in self._entries:
+        if size > self.max_entry or key in self._entries:
             return
         self._entries[key] = (headers, body)
         self.used += size
@@ -110,7 +115,7 @@ class AnswerCacheMiddleware:
             elif message["type"] == "http.response.body" and kept is not None:
                 body = message.get("body", b"")
                 size += len(body)
-                if size > self.cache.max_bytes // 8:
+                if size > self.cache.max_entry:
                     kept = None             # too large to keep: stop copying it
                 else:
                     chunks.append(body)

@@ -254,7 +254,7 @@ def _resolves_to(key: str, rep: str | None, targets: dict[str, dict[str, int]], 
     defined with (by type when there are several), else itself (none, or ambiguous)."""
     if rep is not None:
         return rep
-    return resolve_undefined(key, targets, etype) if targets else key
+    return resolve_undefined(key, targets, etype)
 
 
 def _nested_spellings(aliases: Iterable[str]) -> set[str]:
@@ -293,8 +293,7 @@ class Derivation:
         part's key is its own cluster."""
         if base_key(key) != key:
             return key
-        targets = self.defined(key)
-        return self.rep(key) or (resolve_undefined(key, targets, None) if targets else key)
+        return self.rep(key) or resolve_undefined(key, self.defined(key), None)
 
     # ---- small lookups ----------------------------------------------------------------------
 

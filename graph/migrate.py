@@ -88,8 +88,7 @@ def count_definitions(db: sqlite3.Connection) -> None:
         def of(key: str) -> str:          # `derive.Derivation.cluster_of_key`
             if base_key(key) != key:
                 return key
-            found = targets.get(key)
-            return reps.get(key) or (resolve_undefined(key, found, None) if found else key)
+            return reps.get(key) or resolve_undefined(key, targets.get(key, {}), None)
         return of
 
     moved = [short for short in sorted(new_targets)

@@ -91,7 +91,8 @@ def resolve_undefined(key: str, targets: Mapping[str, Mapping[str, int]], etype:
     maps each long form the corpus defines `key` with to how many papers define it so with each
     type ("" for a definition of no type). The one long form; else the one of the mention's type,
     or of several the one with `DOMINANT_SHARE` of their definitions of that type; else `key`
-    itself (ambiguous). `etype` None weighs every definition (how a correction finds `key`)."""
+    itself (ambiguous, or defined nowhere). `etype` None weighs every definition (how a correction
+    finds `key`)."""
     if len(targets) == 1:
         return next(iter(targets))
     counts = {long: sum(types.values()) if etype is None else types.get(etype, 0)
@@ -187,8 +188,7 @@ def resolve(extractions: Iterable[tuple[str, Extraction]], rules: Rules | None =
     def cluster_of_key(key: str) -> str:          # as `derive.Derivation.cluster_of_key`
         if base_key(key) != key:
             return key
-        targets = defined.get(key, {})
-        return rep.get(key) or (resolve_undefined(key, targets, None) if targets else key)
+        return rep.get(key) or resolve_undefined(key, defined.get(key, {}), None)
 
     rules.bind(cluster_of_key)
     for pid, ex in papers:
