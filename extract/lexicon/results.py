@@ -49,12 +49,16 @@ SIZE_AFTER_RE = re.compile(
     r"video|clip|hour|day|week|month|year|km|kilometer|meter|cm|mm|word|sentence|document|page|pixel|"
     r"channel|expert|parameter|param|feature|scene|object|category|hand|robot|environment|game|city|"
     r"countr|site|hospital|center|centre|annotator|rater|k\b))", re.I)
+# a score no one reached is no result (`yet none achieve 50% accuracy`)
+NEGATED_BEFORE_RE = re.compile(r"\b(?:none|neither)\s+(?:of\s+(?:them|these|the\s+\w+)\s+)?"
+                               r"(?:achieves?|reach(?:es)?|exceeds?|surpass(?:es)?|attains?)\s*[~$\\a-z]*\s*$",
+                               re.I)
 # just before a number: a setting, a bound or a reference, not a result
 SETTING_BEFORE_RE = re.compile(
     r"(?:\b[a-zA-Z]\s*=|\\[a-z]+\s*=|[<>\u2264\u2265]|\\leq?|\\geq?|\\le|\\ge|\bO\(|\btop-?|\bTable|"
     r"\bFig\.?|\bFigure|\bSection|\bEq\.?|\bversion|\bv|\blevel|\bstage|\bphase|\bstep|\blayer|"
     r"\bround|\bday|\bsince|\bepoch|\bwindow of|\bbudget of|\brank|\bsize of|\bbatch size|"
-    r"\blearning rate|\btemperature)\s*(?:of|=|:|is|at)?\s*[~$({\\]*\s*$", re.I)
+    r"\blearning rate|\btemperature|\barXiv)\s*(?:of|=|:|is|at)?\s*[~$({\\]*\s*$", re.I)
 # a setting written after its number, whatever its unit: `with 40% sparsity`, `using 10% of the labeled
 # data`, `30% label noise` (RESULTS_GUIDELINE: hyperparameters and settings are not results)
 SETTING_AFTER_RE = re.compile(
@@ -62,10 +66,12 @@ SETTING_AFTER_RE = re.compile(
     r"(?:label |annotation )?noise\b|"
     r"of (?:the )?(?:training |labell?ed |annotated |unlabell?ed |available )?"
     r"(?:data|samples|labels|examples|annotations|training set)\b)", re.I)
-# a share of a reference's performance is a ratio to it, not a score: `retains 91% of full-cache
-# accuracy`, `reaching 97.5% of the supervised learning performance`
+# a share of a reference's performance or cost is a ratio to it, not a score: `retains 91% of
+# full-cache accuracy`, `reaching 97.5% of the supervised learning performance`, `with only 12% of the
+# computational cost`
 SHARE_AFTER_RE = re.compile(r"^\s*(?:\)|\$)?\s*of (?:the |its |their |a |an )?(?:[\w\-]+ ){0,3}?"
-                            r"(?:accuracy|performance|quality|score|capabilit\w+|ability)\b", re.I)
+                            r"(?:accuracy|performance|quality|score|capabilit\w+|ability|cost|costs|"
+                            r"compute|memory|time|latency|energy|FLOPs|tokens)\b", re.I)
 # a spread or an interval, not a result: `0.70 +- 0.04`, `$\pm 1.2$`, `95% CI`
 SPREAD_BEFORE_RE = re.compile(r"(?:\+-|\+/-|\\pm|\u00b1)\s*\$?\s*$")
 SPREAD_AFTER_RE = re.compile(r"^\s*(?:CI|confidence interval)\b")
@@ -73,24 +79,40 @@ SPREAD_AFTER_RE = re.compile(r"^\s*(?:CI|confidence interval)\b")
 APPROX_RE = re.compile(r"(?:\$?\\sim\$?|\$?\\approx\$?|~|\u223c|\u2248)\s*$")
 # words for a change, before the number in its clause (`improves ... by`, `a gain of`)
 DELTA_BEFORE_RE = re.compile(
-    r"\b(?:by|gains?|improv\w*|boost\w*|increas\w*|outperform\w*|surpass\w*|exceed\w*|advanc\w*|"
-    r"decreas\w*|reduc\w*|lower\w*|cut\w*|drop\w*|degrad\w*|rais\w*|lift\w*|enhanc\w*|margin|"
+    r"\b(?:by|gains?|improv\w*|boost\w*|increas\w*|outperform\w*|surpass\w*|exceed\w*|advanc(?:es|ing)|"
+    r"decreas\w*|reduc\w*|lower\w*|cut(?:s|ting)?|drop(?:s|ped|ping)?|degrad\w*|rais\w*|lift(?:s|ed|ing)|"
+    r"enhanc\w*|margin|"
     r"delta|higher|better|relative)\b[^.;]{0,40}$", re.I)
 # a score something reaches, not a change: `improves accuracy to 64.3%`, `from 78% to 88%`; `up to`
 # bounds whatever follows (`improvements of up to 18%`, `reduces rounds by up to 64.4%`: changes)
 TO_BEFORE_RE = re.compile(r"\b(?:(?<!\bup )to|from|reaches|reaching|reach|achieves|achieving|attains)"
                           r"\s*[~$\\sim]*\s*$", re.I)
+# a score passed or neared, not a change: `SSIM exceeding 0.93`, `recall approaching $\approx 95$`
+# (`by exceeding` stays a change)
+BOUND_BEFORE_RE = re.compile(r"(?<!\bby )\b(?:exceed(?:s|ed|ing)?|approach(?:es|ed|ing)?|"
+                             r"surpass(?:es|ed|ing)?)\s*(?:\$?\\(?:approx|sim)\s*\$?|~)?\s*\$?\s*$", re.I)
 # what may stand between two numbers of one list (`7.8% in PSNR, 12.2% in SSIM, and`, `11% (PPO) and`)
 LIST_GAP_RE = re.compile(r"[^.;0-9]*?(?:,|\band\b|\bor\b|/)[^.;0-9]*")
+# where the words about a number's own clause start (`77% length reduction with only 1.1% ...`)
+CLAUSE_BREAK_RE = re.compile(r"\d|,|;|\bwith\b|\bwhile\b|\band\b|\bwhereas\b", re.I)
+# a gap that starts a new clause, not a list (`to 95%, which is 46% higher`): its numbers keep their kinds
+CLAUSE_GAP_RE = re.compile(r"\b(?:which|that|i\.e\.|while|whereas)\b", re.I)
 DELTA_AFTER_RE = re.compile(
-    r"^\s*(?:\)|\$)?\s*(?:absolute\s+|relative\s+|average\s+|on\s+average\s+|points?\s+)?"
+    r"^\s*(?:\)|\$)?\s*(?:\([^()]{1,20}\)\s*)?"
+    r"(?:absolute\s+|relative\s+|average\s+|on\s+average\s+|points?\s+)?"
     r"(?:improvement|gains?|increase|boost|higher|better|lower|reduction|decrease|drop|more|less|fewer|"
     r"speed-?ups?|faster|slower|smaller|cheaper|over|above|below|relative)\b", re.I)
+# a change named after the thing changed (`77% length reduction`, `5% accuracy gain`, `1.1% performance
+# loss`): a change even after `achieves`
+CHANGE_NOUN_AFTER_RE = re.compile(
+    r"^\s*(?:\)|\$)?\s*(?:\([^()]{1,20}\)\s*)?(?:[A-Za-z][\w\-]*\s+){1,2}"
+    r"(?:improvements?|gains?|increases?|boosts?|reductions?|decreases?|drops?|savings?|speed-?ups?|"
+    r"loss|degradation)\b", re.I)
 # a change in a cost (time, memory, compute) is a ratio, not a change of score
 COST_RE = re.compile(
     r"\b(?:time|latency|memory|cost|costs|compute|computation\w*|FLOPs?|energy|power|speed\w*|throughput|"
     r"faster|slower|cheaper|parameters?|storage|footprint|overhead|emissions?|tokens?|calls?|"
-    r"evaluations?|bandwidth|runtime|wall-clock|GPU hours|queries)\b", re.I)
+    r"evaluations?|bandwidth|runtime|wall-clock|GPU hours|queries|length|size|prompts?)\b", re.I)
 # a comparison before a baseline (`over X`, `than X`, `compared to X`)
 BASELINE_BEFORE_RE = re.compile(
     r"\b(?:over|than|vs\.?|versus|against|compared (?:to|with)|relative to|outperform\w*|surpass\w*|"
@@ -106,3 +128,27 @@ RESULT_VERB_AFTER_RE = re.compile(
     r"^[\s,)\]}]*(?:\([^()]{0,30}\)\s*)?(?:(?:also|further|consistently|significantly|still|only|even|"
     r"then|thus)\s+)?(?:achiev|attain|reach|deliver|obtain|outperform|improv|yield|scor|reduc|increas|boost|"
     r"surpass|exceed|gain|lower|cut|rais|match|show|demonstrat|record|set|peak|has|had|is|was)\w*", re.I)
+# the result verbs that make the name before them the subject of the sentence's numbers (`GMPO-7B
+# outperforms GRPO by 4.1%`, `Gemini 3 Pro attains 75-80%`); `is`, `has` and `shows` say too little, and
+# a participle after a comma (`outperforms GRPO and DAPO, achieving`) belongs to the clause's subject
+SUBJECT_VERB_AFTER_RE = re.compile(
+    r"^[\s)\]}]*(?:\([^()]{0,30}\)\s*)?(?:(?:also|further|consistently|significantly|still|only|even|"
+    r"then|thus|substantially|clearly|markedly|notably)\s+)?(?:achiev|attain|reach|deliver|obtain|outperform|"
+    r"improv|yield|scor|reduc|increas|boost|surpass|exceed|gain|lower|cut|rais|record|peak)\w*", re.I)
+# a name's tail, not a name: `GRPO` of `CEDAR- GRPO`
+GLUED_BEFORE_RE = re.compile(r"[\w\-]-\s?$")
+# between a name and its short name in brackets: `Hybrid Motion Video Diagnosis framework (HMVDx)`
+BRACKET_GAP_RE = re.compile(r"\s*(?:(?:framework|method|model|approach|algorithm|system|architecture|"
+                            r"network|pipeline|module|strategy|technique)\s*)?(?:\\,|~)?\s*\(\s*", re.I)
+# a description, not a name: `our automated framework`, `a generalized framework`, `the proposed
+# method` (RESULTS_GUIDELINE: the subject is null when the abstract does not name it)
+GENERIC_HEADS = {"framework", "frameworks", "approach", "approaches", "method", "methods", "strategy",
+                 "architecture", "system", "pipeline", "algorithm", "technique", "model", "solution",
+                 "scheme"}
+GENERIC_MODIFIERS = {"automated", "automatic", "algorithmic", "generalized", "generalised", "general",
+                     "formal", "probabilistic", "novel", "new", "proposed", "unified", "simple", "efficient",
+                     "effective", "principled", "practical", "theoretical", "systematic", "comprehensive",
+                     "flexible", "scalable", "modular", "lightweight", "robust", "our", "the", "a", "this",
+                     "overall"}
+# between two benchmarks of one list (`on FF++, Celeb-DF, and VDFD`)
+BENCHMARK_LIST_GAP_RE = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|and\s+|or\s+|&\s*)")

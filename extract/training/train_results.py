@@ -191,9 +191,10 @@ def _result_scores(scores: dict) -> dict:
 def _row_error(records: list[dict], preds: dict[str, dict]) -> dict:
     """Leaderboard rows (predicted results with a subject and a benchmark): how many, and how many are
     wrong, strictly (no gold result of the abstract has the same value, kind, subject, benchmark and
-    metric) and as a row reads (none has the same value, subject and benchmark)."""
+    metric) and as a row reads (none has the same value, subject and benchmark), over all kinds and
+    over the absolute scores a default `leaderboard` shows."""
     scorer = load_scorer()
-    rows = wrong = loose = 0
+    rows = wrong = loose = absolute = absolute_loose = 0
     for rec in records:
         gold = scorer.result_sets(rec)[0]
         gold_rows = {(v, s, b) for v, _k, s, b, _m in gold}
@@ -203,8 +204,13 @@ def _row_error(records: list[dict], preds: dict[str, dict]) -> dict:
                 (v, _k, s, b, _m), = scorer.result_sets({"results": [res]})[0]
                 wrong += not (scorer.result_sets({"results": [res]})[0] & gold)
                 loose += (v, s, b) not in gold_rows
+                if res["kind"] == "absolute":
+                    absolute += 1
+                    absolute_loose += (v, s, b) not in gold_rows
     return {"rows": rows, "wrong": wrong, "error": round(wrong / rows, 3) if rows else 0.0,
-            "wrong_value_subject_benchmark": loose, "row_error": round(loose / rows, 3) if rows else 0.0}
+            "wrong_value_subject_benchmark": loose, "row_error": round(loose / rows, 3) if rows else 0.0,
+            "absolute_rows": absolute,
+            "absolute_row_error": round(absolute_loose / absolute, 3) if absolute else 0.0}
 
 
 def train_and_write(gold: Path = GOLD, out: Path = OUT) -> L.Linker:

@@ -15,7 +15,7 @@ from paperkg.extract.doc_utils import FINAL
 from paperkg.extract.numbers import display, find_numbers
 from paperkg.extract.pipeline import Extractor
 from paperkg.extract.result_links import Linker
-from paperkg.extract.results import Ent, ResultFinder, find_results
+from paperkg.extract.results import Ent, ResultFinder, find_results, verb_subject
 from paperkg.extract.tokenizer import customize_tokenizer
 from paperkg.extract.training import train_results
 from paperkg.graph.records import Extraction
@@ -125,6 +125,15 @@ REFUSAL_CASES = [
                  id="sparsity-is-a-setting"),
     pytest.param("Self-supervised labeling achieved 70.3% accuracy using 23.1% of the labeled data.",
                  {"accuracy": "Metric"}, ["23.1%"], id="a-share-of-the-data-is-a-setting"),
+    # a score no one reached (2512.23565)
+    pytest.param("Notably, models with inference-time reasoning significantly outperform standard "
+                 "architectures, yet none achieve 50\\% accuracy on FD-QA.",
+                 {"inference-time reasoning": "Method", "accuracy": "Metric", "FD-QA": "Benchmark"},
+                 ["50\\%"], id="none-achieve"),
+    # a reference (results_dev 2508.02197)
+    pytest.param("We present a message passing approach to Expected Free Energy (EFE) minimization on factor "
+                 "graphs, based on the theory introduced in arXiv:2504.14898.", {}, ["2504.14898"],
+                 id="an-arxiv-id"),
 ]
 
 
@@ -168,6 +177,51 @@ KV = ("We introduce a semantics-aware memory hierarchy. With only 3% eviction, t
 KV_NAMES = {"semantics-aware memory hierarchy": "Method", "GSM8K": "Benchmark", "MATH-500": "Benchmark",
             "accuracy": "Metric"}
 
+# the cases below are sentences of the results training gold (their ids beside them)
+# 80b53be27df1: a change named after the thing changed, even after `achieves`
+DRPO = ("Notably, with a 1.5B model, our method achieves 77\\% length reduction with only 1.1\\% performance "
+        "loss on simple questions like GSM8k dataset.")
+DRPO_NAMES = {"GSM8k": "Dataset"}
+# 2601.11614: a score passed is a score; 2408.10701: `which is` starts a clause, not a list
+SSIM = ("My model generates high-fidelity maps, achieving a structural similarity index (SSIM) exceeding "
+        "0.93 and a strong Pearson correlation (>0.94) with ground-truth dMRI.")
+SSIM_NAMES = {"structural similarity index": "Metric", "SSIM": "Metric"}
+FERRET = ("Our results demonstrate that Ferret, utilizing a reward model as a scoring function, improves the "
+          "overall attack success rate (ASR) to 95%, which is 46% higher than Rainbow Teaming.")
+FERRET_NAMES = {"Ferret": "Method", "attack success rate": "Metric", "ASR": "Metric",
+                "Rainbow Teaming": "Method"}
+# 2507.20673 and 2608.14791: the name a result verb follows, not a tail glued to another name
+GMPO = ("We propose Geometric-Mean Policy Optimization (GMPO), a stabilized variant of GRPO. Beyond improved "
+        "stability, GMPO-7B outperforms GRPO by an average of 4.1% on multiple mathematical benchmarks.")
+GMPO_NAMES = {"Geometric-Mean Policy Optimization": "Method", "GMPO": "Method", "GRPO": "Method",
+              "GMPO-7B": "Model"}
+CEDAR = ("We introduce CEDAR-GRPO, a process-aware framework. CEDAR- GRPO improves every model on every "
+         "held-out task over both base models and correctness-only GRPO, with average gains of 7.4 and 2.7 "
+         "points, respectively, and a maximum gain of 30.8 points.")
+CEDAR_NAMES = {"CEDAR-GRPO": "Method", "GRPO": "Method"}
+# 14cc537e7d35: a short name in brackets whose letters are not the long form's
+GRAIL = ("To address this, we introduce Gradient-Reweighted Advantage (GRAIL), an intrinsic token-wise "
+         "advantage reweighting method. GRAIL achieved an average improvement of 3.60% in accuracy and 3.05% "
+         "in Pass@3.")
+GRAIL_NAMES = {"Gradient-Reweighted Advantage": "Method", "GRAIL": "Method", "accuracy": "Metric",
+               "Pass@3": "Metric"}
+# 2605.09338: a description is no name
+GENERAL = ("To address this, we propose a generalized framework for MM-LLM-driven multimedia "
+           "understanding. Empirical evaluation demonstrates the efficacy of this approach, yielding a "
+           "$0.35\\%$ increase in offline AUC.")
+GENERAL_NAMES = {"generalized framework": "Method", "offline AUC": "Metric"}
+# 2604.24426: one number over three benchmarks belongs to none of them alone
+DYMAPIA = ("This joint design achieves state-of-the-art results, with accuracy and F1-scores exceeding "
+           "99\\% on FF++, Celeb-DF, and VDFD benchmarks, while keeping the model compact enough for "
+           "real-time use.")
+DYMAPIA_NAMES = {"accuracy": "Metric", "F1-scores": "Metric", "FF++": "Dataset", "Celeb-DF": "Dataset",
+                 "VDFD": "Dataset"}
+# 2608.00098: `0.4488 to 0.4983` is a score before and after, like `from ... to`
+GRAIN = ("GRAIN improves over a re-implemented MambaHealth baseline on MIMIC-IV across all standard "
+         "multi-label metrics (Jaccard 0.4488 to 0.4983, PRAUC 0.6911 to 0.7485).")
+GRAIN_NAMES = {"GRAIN": "Method", "MambaHealth": "Method", "MIMIC-IV": "Dataset", "Jaccard": "Metric",
+               "PRAUC": "Metric"}
+
 # (text, mentions, main method, aliases, value, expected fields)
 LINK_CASES = [
     pytest.param(TRACKLET, TRACKLET_NAMES, "TrackletGait", (), "77.8",
@@ -199,6 +253,32 @@ LINK_CASES = [
                  id="an-accuracy-of-up-to-is-a-score"),
     pytest.param(KV, KV_NAMES, "semantics-aware memory hierarchy", (), "91%", {"kind": "ratio"},
                  id="a-share-of-a-reference-is-a-ratio"),
+    pytest.param("Experiments on miniF2F and ProofNet demonstrate that our EconProver achieves comparable "
+                 "performance to baseline methods with only 12% of the computational cost.",
+                 {"miniF2F": "Benchmark", "ProofNet": "Benchmark", "EconProver": "Method"}, "EconProver", (),
+                 "12%", {"kind": "ratio"}, id="a-share-of-the-cost-is-a-ratio"),
+    pytest.param(DRPO, DRPO_NAMES, None, (), "77\\%", {"kind": "ratio"}, id="a-length-reduction-is-a-ratio"),
+    pytest.param(DRPO, DRPO_NAMES, None, (), "1.1\\%", {"kind": "delta"},
+                 id="a-performance-loss-is-a-change"),
+    pytest.param(SSIM, SSIM_NAMES, None, (), "0.93", {"kind": "absolute"}, id="exceeding-a-score-is-a-score"),
+    pytest.param(FERRET, FERRET_NAMES, "Ferret", (), "95%", {"kind": "absolute", "subject": "Ferret"},
+                 id="a-clause-after-a-score-does-not-change-its-kind"),
+    pytest.param(FERRET, FERRET_NAMES, "Ferret", (), "46%", {"kind": "delta"}, id="the-clause's-change"),
+    pytest.param(GMPO, GMPO_NAMES, "Geometric-Mean Policy Optimization",
+                 (("Geometric-Mean Policy Optimization", "GMPO"),), "4.1%",
+                 {"kind": "delta", "subject": "GMPO-7B"}, id="the-name-before-the-result-verb"),
+    pytest.param(GRAIL, GRAIL_NAMES, "Gradient-Reweighted Advantage", (), "3.05%",
+                 {"kind": "delta", "subject": "Gradient-Reweighted Advantage", "metric": "Pass@3"},
+                 id="a-bracketed-short-name-by-its-long-form"),
+    pytest.param(GENERAL, GENERAL_NAMES, "generalized framework", (), "0.35\\%",
+                 {"kind": "delta", "subject": None, "metric": "offline AUC"},
+                 id="a-description-is-no-subject"),
+    pytest.param(DYMAPIA, DYMAPIA_NAMES, None, (), "99\\%", {"kind": "absolute", "benchmark": None},
+                 id="one-number-over-a-list-of-benchmarks"),
+    pytest.param(GRAIN, GRAIN_NAMES, "GRAIN", (), "0.4488", {"kind": "absolute", "subject": None},
+                 id="a-score-before-to-is-not-the-subject's"),
+    pytest.param(GRAIN, GRAIN_NAMES, "GRAIN", (), "0.4983", {"subject": "GRAIN", "metric": "Jaccard"},
+                 id="the-score-after-to-is"),
 ]
 
 
@@ -211,6 +291,16 @@ def test_links(text: str, names: dict[str, str], main: str, aliases: tuple, valu
     result = found[value]
     assert text[result.start:result.end] == value
     assert {key: getattr(result, key) for key in expected} == expected
+
+
+def test_a_result_verb_after_a_glued_tail_names_no_subject() -> None:
+    """`CEDAR- GRPO improves`: the mention `GRPO` is the tail of the paper's name, not a subject."""
+    number = next(n for n in find_numbers(CEDAR) if n.value == "2.7 points")
+    sentence = next(s for s in _sentences(CEDAR) if s[0] <= number.start < s[1])
+    assert verb_subject(CEDAR, number, sentence, _ents(CEDAR, CEDAR_NAMES), {}) is None
+    gmpo = next(n for n in find_numbers(GMPO) if n.value == "4.1%")
+    sentence = next(s for s in _sentences(GMPO) if s[0] <= gmpo.start < s[1])
+    assert verb_subject(GMPO, gmpo, sentence, _ents(GMPO, GMPO_NAMES), {}) == "GMPO-7B"
 
 
 def test_baseline_follows_over() -> None:
