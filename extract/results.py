@@ -31,6 +31,8 @@ from spacy.tokens import Doc
 
 from paperkg.extract.doc_utils import FINAL, doc_text, sentence_index
 from paperkg.extract.lexicon.results import (
+    ADJACENT_BENCHMARK_RE,
+    ADJACENT_SUBJECT_RE,
     BASELINE_BEFORE_RE,
     BENCHMARK_LIST_GAP_RE,
     BOUND_BEFORE_RE,
@@ -148,6 +150,7 @@ def find_results(text: str, sentences: list[tuple[int, int]], mentions: list[Ent
             learned, confidence = learned_links(text, sentences, number, kind, mentions, canon, main, others,
                                                 links, model)
             links.update(learned)
+        links.update(adjacent_names(text, number, mentions, canon))
         if over_several(text, number, bounds, mentions, same):
             links["benchmark"] = None
         named = verb_subject(text, number, bounds, mentions, canon)
@@ -186,6 +189,23 @@ def bracketed_names(text: str, mentions: list[Ent]) -> dict[str, str]:
         closes = text[short.end:short.end + 2].lstrip()[:1] in "),;"
         if closes and BRACKET_GAP_RE.fullmatch(text[long.end:short.start]):
             out.setdefault(short.surface, long.surface)
+    return out
+
+
+def adjacent_names(text: str, number: Number, mentions: list[Ent], canon: dict[str, str]) -> dict[str, str]:
+    """Names written right after the number, whatever the linker scores: `96.66% on GSM8K, 94.61% on
+    ASDiv` (each number's own benchmark), `54-76% for GPT, 8-10% for Qwen` (each number's own model)."""
+    out: dict[str, str] = {}
+    for m in mentions:
+        if m.start < number.end:
+            continue
+        if m.start - number.end > 12:
+            break
+        gap = text[number.end:m.start]
+        if m.type in BENCHMARK_TYPES and ADJACENT_BENCHMARK_RE.fullmatch(gap):
+            out.setdefault("benchmark", m.surface)
+        elif m.type in SUBJECT_TYPES and ADJACENT_SUBJECT_RE.fullmatch(gap):
+            out.setdefault("subject", canon.get(m.surface, m.surface))
     return out
 
 

@@ -152,3 +152,7 @@ GENERIC_MODIFIERS = {"automated", "automatic", "algorithmic", "generalized", "ge
                      "overall"}
 # between two benchmarks of one list (`on FF++, Celeb-DF, and VDFD`)
 BENCHMARK_LIST_GAP_RE = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|and\s+|or\s+|&\s*)")
+# right after a number, the words before its own benchmark (`94.61% on ASDiv`) or its own model (`8-10%
+# for Qwen`)
+ADJACENT_BENCHMARK_RE = re.compile(r"\s*(?:\)|\$)?\s*(?:on|in|at)\s+(?:the\s+)?")
+ADJACENT_SUBJECT_RE = re.compile(r"\s*(?:\)|\$)?\s*for\s+(?:the\s+)?")

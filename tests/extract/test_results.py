@@ -222,6 +222,14 @@ GRAIN = ("GRAIN improves over a re-implemented MambaHealth baseline on MIMIC-IV 
 GRAIN_NAMES = {"GRAIN": "Method", "MambaHealth": "Method", "MIMIC-IV": "Dataset", "Jaccard": "Metric",
                "PRAUC": "Metric"}
 
+# the 2,500 arXiv abstracts (2504.09402, 2608.00473): each number with the name right after it
+SSR = ("These methods significantly improve performance, with SSR++ achieving state-of-the-art results on "
+       "several benchmarks: 96.66% on GSM8K, 94.61% on ASDiv, and 76.28% on AQuA.")
+SSR_NAMES = {"SSR++": "Method", "GSM8K": "Benchmark", "ASDiv": "Benchmark", "AQuA": "Benchmark"}
+PCK = ("Free localization remains fragile: on natural drawings, point/region PCK@.05 is 54-76% for GPT, "
+       "8-10% for Qwen, and 14-36% for GLM.")
+PCK_NAMES = {"PCK@.05": "Metric", "GPT": "Model", "Qwen": "Model", "GLM": "Model"}
+
 # (text, mentions, main method, aliases, value, expected fields)
 LINK_CASES = [
     pytest.param(TRACKLET, TRACKLET_NAMES, "TrackletGait", (), "77.8",
@@ -257,6 +265,10 @@ LINK_CASES = [
                  "performance to baseline methods with only 12% of the computational cost.",
                  {"miniF2F": "Benchmark", "ProofNet": "Benchmark", "EconProver": "Method"}, "EconProver", (),
                  "12%", {"kind": "ratio"}, id="a-share-of-the-cost-is-a-ratio"),
+    pytest.param(SSR, SSR_NAMES, "SSR++", (), "94.61%", {"subject": "SSR++", "benchmark": "ASDiv"},
+                 id="on-the-benchmark-right-after"),
+    pytest.param(PCK, PCK_NAMES, None, (), "8-10%", {"subject": "Qwen", "metric": "PCK@.05"},
+                 id="for-the-model-right-after"),
     pytest.param(DRPO, DRPO_NAMES, None, (), "77\\%", {"kind": "ratio"}, id="a-length-reduction-is-a-ratio"),
     pytest.param(DRPO, DRPO_NAMES, None, (), "1.1\\%", {"kind": "delta"},
                  id="a-performance-loss-is-a-change"),
