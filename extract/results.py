@@ -37,6 +37,7 @@ from paperkg.extract.lexicon.results import (
     BENCHMARK_LIST_GAP_RE,
     BOUND_BEFORE_RE,
     BRACKET_GAP_RE,
+    CHANGE_BESIDE_RE,
     CHANGE_NOUN_AFTER_RE,
     CLAUSE_BREAK_RE,
     CLAUSE_GAP_RE,
@@ -50,6 +51,7 @@ from paperkg.extract.lexicon.results import (
     LIST_GAP_RE,
     NEGATED_BEFORE_RE,
     RATIO_UNITS,
+    REFERENCE_AFTER_RE,
     RESPECTIVELY_RE,
     SETTING_AFTER_RE,
     SETTING_BEFORE_RE,
@@ -278,7 +280,8 @@ def respectively_links(text: str, found: list[tuple[Number, int, str]], bounds: 
 
 def _share_metrics(text: str, results: list[ResultMention]) -> list[ResultMention]:
     """Numbers of one list (`77.8 and 80.4 rank-1 accuracy`) or of one change (`PSNR from 26.10 to
-    28.36`) measure the same thing: one named only once takes the metric of its neighbour."""
+    28.36`) measure the same thing: one named only once takes the metric of its neighbour; the two
+    ends of a change, and a change in brackets right after its score, share a benchmark too."""
     out = list(results)
     for i in range(1, len(out)):
         prev, cur = out[i - 1], out[i]
@@ -288,6 +291,12 @@ def _share_metrics(text: str, results: list[ResultMention]) -> list[ResultMentio
                 and (prev.metric is None) != (cur.metric is None)):
             metric = prev.metric or cur.metric
             out[i - 1], out[i] = replace(prev, metric=metric), replace(cur, metric=metric)
+        prev, cur = out[i - 1], out[i]
+        if (prev.sentence == cur.sentence and (prev.benchmark is None) != (cur.benchmark is None)
+                and (TO_GAP_RE.fullmatch(gap) or CHANGE_BESIDE_RE.fullmatch(gap))):
+            # `from 19.8% to 70.9% accuracy (+258%)` on one benchmark: the three share it
+            bench = prev.benchmark or cur.benchmark
+            out[i - 1], out[i] = replace(prev, benchmark=bench), replace(cur, benchmark=bench)
     return out
 
 
@@ -302,7 +311,7 @@ def refused(text: str, number: Number, mentions: list[Ent]) -> bool:
     """The guideline's never-results: a number inside a mention (a name: `AIME 2024`, `Llama 3 8B`), a
     size or count right after it (`7 B`, `10k images`, `16 frames`), a setting or bound before it
     (`k = 8`, `top-5`, `O(n`), a spread or interval (`+- 0.04`, `95% CI`), a score no one reached
-    (`none achieve 50%`), a year."""
+    (`none achieve 50%`), a reference level (`the 50% baseline`, `50% chance`), a year."""
     if any(m.start < number.end and number.start < m.end for m in mentions):
         return True
     after = text[number.end:number.end + 24]
@@ -316,6 +325,8 @@ def refused(text: str, number: Number, mentions: list[Ent]) -> bool:
     if SPREAD_BEFORE_RE.search(before) or SPREAD_AFTER_RE.match(after):
         return True
     if NEGATED_BEFORE_RE.search(before):
+        return True
+    if REFERENCE_AFTER_RE.match(after):
         return True
     return bool(YEAR_RE.match(number.value)) and not number.unit
 

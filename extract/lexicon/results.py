@@ -156,3 +156,7 @@ BENCHMARK_LIST_GAP_RE = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|and\s+|or\s+|&\
 # for Qwen`)
 ADJACENT_BENCHMARK_RE = re.compile(r"\s*(?:\)|\$)?\s*(?:on|in|at)\s+(?:the\s+)?")
 ADJACENT_SUBJECT_RE = re.compile(r"\s*(?:\)|\$)?\s*for\s+(?:the\s+)?")
+# a level given for reference, not reached: `far below the 50% baseline`, `above 50% chance`
+REFERENCE_AFTER_RE = re.compile(r"^\s*(?:\)|\$)?\s*(?:random[- ]?)?(?:baseline|chance)\b", re.I)
+# between a score and its change in brackets: `70.9% accuracy (+258%)`
+CHANGE_BESIDE_RE = re.compile(r"\s*(?:[A-Za-z][\w\-@]*\s+){0,2}\(\s*")

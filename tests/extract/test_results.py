@@ -130,6 +130,10 @@ REFUSAL_CASES = [
                  "architectures, yet none achieve 50\\% accuracy on FD-QA.",
                  {"inference-time reasoning": "Method", "accuracy": "Metric", "FD-QA": "Benchmark"},
                  ["50\\%"], id="none-achieve"),
+    # a reference level (results_dev 2605.08820)
+    pytest.param("Specialized detectors fail on many fake-damaged subsets, with fake-damage detection rates "
+                 "(TPR) far below the 50% baseline on most generator subsets.", {"TPR": "Metric"}, ["50%"],
+                 id="a-baseline-level"),
     # a reference (results_dev 2508.02197)
     pytest.param("We present a message passing approach to Expected Free Energy (EFE) minimization on factor "
                  "graphs, based on the theory introduced in arXiv:2504.14898.", {}, ["2504.14898"],
@@ -303,6 +307,20 @@ def test_links(text: str, names: dict[str, str], main: str, aliases: tuple, valu
     result = found[value]
     assert text[result.start:result.end] == value
     assert {key: getattr(result, key) for key in expected} == expected
+
+
+def test_the_ends_of_a_change_and_its_bracketed_change_share_a_benchmark() -> None:
+    """results_dev 2512.23611: the linker names the benchmark (at the sentence's start) for the score
+    reached; the score before it and the change in brackets are measured on the same one."""
+    text = ("Experiments on the Berkeley Function-Calling Leaderboard (BFCL) demonstrate that InfTool "
+            "transforms a base 32B model from 19.8% to 70.9% accuracy (+258%), surpassing models 10x larger.")
+    names = {"Berkeley Function-Calling Leaderboard": "Benchmark", "BFCL": "Benchmark", "InfTool": "Method",
+             "accuracy": "Metric"}
+    found = {r.value: r for r in _results(text, names, "InfTool",
+                                          (("Berkeley Function-Calling Leaderboard", "BFCL"),), learned=True)}
+    benchmarks = {found[v].benchmark for v in ("19.8%", "70.9%", "+258%")}
+    assert benchmarks == {"Berkeley Function-Calling Leaderboard"}
+    assert (found["19.8%"].subject, found["70.9%"].subject, found["+258%"].kind) == (None, "InfTool", "delta")
 
 
 def test_a_result_verb_after_a_glued_tail_names_no_subject() -> None:
