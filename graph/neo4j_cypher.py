@@ -13,9 +13,28 @@ from paperkg.graph.model import EDGE_TYPES, ENTITY_LABELS, NODE_LABELS
 # Lucene's limit on one indexed term (IndexWriter.MAX_TERM_LENGTH, UTF-8 bytes). The full-text
 # indexes of schema.cypher hold every entity key and paper id as one term; committing a longer one
 # makes Neo4j 5.26 fail the whole database ("needs to be restarted"), so `save` refuses it first.
+# The TEXT index's values have the same limit (measured: 32,766 bytes index, 32,767 fail the write).
 MAX_TERM_BYTES = 32766
 # The list properties those indexes hold, per label (must match schema.cypher).
 FULLTEXT_LISTS = {**{label: "keys" for label in ENTITY_LABELS}, "Paper": "ids"}
+
+
+# The properties the Neo4j store adds to a node beyond the graph's own (the reader drops them): a
+# Paper's `caption` (its title, else its id: what Neo4j Browser shows on the node) and an entity's
+# `keys_text`, its keys joined by spaces (no key holds one), the string the trigram TEXT index
+# `paperkg_entity_keys_text` answers `CONTAINS $q_key` from (queries/entity_search.cypher).
+STORE_ONLY_PROPS = {"Paper": ("caption",), **{label: ("keys_text",) for label in ENTITY_LABELS}}
+
+
+def stored_props(label: str, node_id: str, props: dict) -> dict:
+    """A node's properties as the Neo4j store writes them: its own, its `id`, and the STORE_ONLY_PROPS
+    of its label (the same for the driver's writers and the bulk-import CSV)."""
+    out = {**props, "id": node_id}
+    if label == "Paper":
+        out["caption"] = str(out.get("title") or node_id)
+    elif label in ENTITY_LABELS and isinstance(out.get("keys"), list | tuple):
+        out["keys_text"] = " ".join(out["keys"])
+    return out
 
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -33,9 +52,6 @@ def statement(name: str) -> str:
 def schema_statements() -> list[str]:
     """`schema.cypher` split on `;` (the file's statements hold no `;` inside a string literal)."""
     return [s.strip() for s in statement("schema").split(";") if s.strip()]
-
-
-_SCHEMA_NAME = re.compile(r"^CREATE\s+(?:CONSTRAINT|(?:FULLTEXT\s+|RANGE\s+|TEXT\s+)?INDEX)\s+(\w+)\s", re.I)
 
 
 _SCHEMA_NAME = re.compile(r"^CREATE\s+(?:CONSTRAINT|(?:FULLTEXT\s+|RANGE\s+|TEXT\s+)?INDEX)\s+(\w+)\s", re.I)

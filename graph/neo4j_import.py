@@ -8,7 +8,8 @@ hundreds of thousands of relationships per second). What the directory holds:
 - `nodes-<Label>.csv`, one per node label: `id:ID(<Label>)` (an id space per label: a paper id may
   look like an entity id), `:LABEL` (entities also get `Entity`), then one typed column per
   property (`year:long`, `confidence:double`, `ambiguous:boolean`, `aliases:string[]`, ...);
-  Papers get their `caption` (title, else id) as `build --neo4j` writes it;
+  Papers get their `caption` (title, else id) and entities their `keys_text` as `build --neo4j`
+  writes them;
 - `rels-<TYPE>-<Source>-<Target>.csv`, one per relationship type and endpoint labels:
   `:START_ID(<Source>)`, `:END_ID(<Target>)`, `:TYPE`, typed property columns;
 - `nodes-PaperkgCo.csv`, `nodes-PaperkgFigures.csv` and `nodes-PaperkgMeta.csv`: the store's
@@ -38,7 +39,7 @@ from typing import Any
 
 from paperkg.graph.errors import BadInputError
 from paperkg.graph.model import EDGE_TYPES, ENTITY_LABELS, NODE_LABELS, KnowledgeGraph
-from paperkg.graph.neo4j_cypher import schema_statements
+from paperkg.graph.neo4j_cypher import schema_statements, stored_props
 from paperkg.graph.neo4j_figure_writer import FIGURE_LIMIT
 from paperkg.graph.neo4j_lease import FIGURES_FORMAT
 
@@ -237,10 +238,7 @@ def write_import_dir(graph: KnowledgeGraph, out_dir: str | Path, *, generation: 
 
     by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for node in sorted(graph.nodes.values(), key=lambda n: n.key):
-        props = {**node.props, "id": node.id}
-        if node.label == "Paper":
-            props["caption"] = str(props.get("title") or node.id)
-        by_label[node.label].append(props)
+        by_label[node.label].append(stored_props(node.label, node.id, node.props))
     for label in NODE_LABELS:
         if by_label.get(label):
             extra = f"{label};Entity" if label in ENTITY_LABELS else ""

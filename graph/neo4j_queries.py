@@ -22,6 +22,7 @@ from paperkg.graph.errors import (
     QueryTimeoutError,
 )
 from paperkg.graph.neo4j_connection import DEADLINE_GRACE, QUERY_TIMEOUT_HINT
+from paperkg.graph.neo4j_cypher import STORE_ONLY_PROPS
 from paperkg.graph.neo4j_lease import Neo4jLease
 from paperkg.graph.neo4j_schema import Neo4jSchema
 
@@ -30,7 +31,7 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 def to_plain(value: Any) -> Any:
     """A driver value as plain JSON-ready Python: nodes and relationships become dicts of their
-    properties, paths a dict of node and relationship lists, temporal and
+    properties (a paperkg node's graph properties), paths a dict of node and relationship lists, temporal and
     spatial values their ISO/str form."""
     kind = type(value)
     if kind in _SCALARS:            # most values: skip the isinstance chain (ABC checks are slow)
@@ -38,7 +39,10 @@ def to_plain(value: Any) -> Any:
     if kind is list:                # a catalog answer is one list of row lists: scalars inline
         return [v if type(v) in _SCALARS else to_plain(v) for v in value]
     if isinstance(value, NeoNode):
-        return {k: to_plain(v) for k, v in value.items()}
+        # the graph's properties, as the embedded store answers: not those only the Neo4j store
+        # adds for its browser and indexes (a Paper's caption, an entity's keys_text)
+        hidden = {p for label in value.labels for p in STORE_ONLY_PROPS.get(label, ())}
+        return {k: to_plain(v) for k, v in value.items() if k not in hidden}
     if isinstance(value, NeoRelationship):
         return {k: to_plain(v) for k, v in value.items()}
     if isinstance(value, NeoPath):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import neo4j
 
 from paperkg.graph.model import EDGE_TYPES, NODE_LABELS, Edge, KnowledgeGraph, Node, node_key
-from paperkg.graph.neo4j_cypher import render, statement
+from paperkg.graph.neo4j_cypher import STORE_ONLY_PROPS, render, statement
 from paperkg.graph.neo4j_lease import Neo4jLease
 from paperkg.graph.neo4j_rows import _label_of
 from paperkg.graph.store import empty_stats
@@ -37,7 +37,7 @@ class Neo4jReader(Neo4jLease):
         return self._read(work, "looking up an entity")
 
     def export(self) -> KnowledgeGraph:
-        """The stored graph as the `KnowledgeGraph` that was saved (Papers' `caption` dropped), nodes
+        """The stored graph as the `KnowledgeGraph` that was saved (the STORE_ONLY_PROPS dropped), nodes
         in key order and edges in id order like a fresh build."""
         self.require_complete()
 
@@ -46,8 +46,8 @@ class Neo4jReader(Neo4jLease):
             for label in NODE_LABELS:
                 for record in tx.run(render("export_nodes", label=label)):
                     props = dict(record["props"])
-                    if label == "Paper":
-                        props.pop("caption", None)
+                    for name in STORE_ONLY_PROPS.get(label, ()):
+                        props.pop(name, None)
                     nodes.append(Node(label, record["id"], props))
             edges: list[Edge] = []
             for etype in EDGE_TYPES:

@@ -14,7 +14,7 @@ from paperkg.graph.errors import (
 )
 from paperkg.graph.model import EDGE_TYPES, ENTITY_LABELS, NODE_LABELS
 from paperkg.graph.neo4j_connection import _T
-from paperkg.graph.neo4j_cypher import FULLTEXT_LISTS, MAX_TERM_BYTES, _checked
+from paperkg.graph.neo4j_cypher import FULLTEXT_LISTS, MAX_TERM_BYTES, _checked, stored_props
 from paperkg.graph.store import GraphDelta, empty_stats
 
 # Edge types whose change can change the figures (of the papers' entities and collections).
@@ -38,6 +38,17 @@ def _check_terms(label: str, node_id: str, values: Any) -> None:
                 f"{label} {node_id[:80]!r} has a {what} of {size} bytes, over the {MAX_TERM_BYTES} bytes "
                 "a Neo4j full-text index can hold",
                 "shorten it in the input, or use the embedded store")
+
+
+def _check_keys_text(label: str, node_id: str, text: Any) -> None:
+    """Refuse an entity whose names together (`keys_text`, one TEXT index value) are over what the
+    index holds: Neo4j 5.26 fails that write with "Property value is too large to index"."""
+    size = len(text.encode("utf-8", "surrogatepass")) if isinstance(text, str) else 0
+    if size > MAX_TERM_BYTES:
+        raise BadInputError(
+            f"{label} {node_id[:80]!r} has names of {size} bytes together, over the {MAX_TERM_BYTES} bytes "
+            "a Neo4j text index value can hold",
+            "shorten or drop some of its aliases in the input, or use the embedded store")
 
 
 def _label_of(labels: Sequence[str]) -> str | None:
@@ -89,10 +100,9 @@ def plan_delta(delta: GraphDelta) -> Plan:
     labels: dict[str, str] = {}
     for node in sorted(delta.nodes, key=lambda n: n.key):
         _checked(node.label, NODE_LABELS, "node label")
-        props = {**node.props, "id": node.id}
-        if node.label == "Paper":
-            props["caption"] = str(props.get("title") or node.id)
+        props = stored_props(node.label, node.id, node.props)
         _check_terms(node.label, node.id, props.get(FULLTEXT_LISTS.get(node.label, "")))
+        _check_keys_text(node.label, node.id, props.get("keys_text"))
         plan.nodes.setdefault(node.label, []).append({"id": node.id, "props": props})
         labels[node.key] = node.label
         if node.label in ENTITY_LABELS:

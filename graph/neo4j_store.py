@@ -16,9 +16,10 @@ Design, and why:
   from user text.
 - **Neo4j as its users expect it.** Domain nodes carry the graph model's properties and nothing
   else; every entity also has the shared label `Entity`; Papers have a `caption` (title, else id)
-  for Neo4j Browser. What the store needs for itself lives on internal nodes never connected to the
-  graph: `PaperkgMeta` (the save marker and the build lease), `PaperkgCo` and `PaperkgFigures`
-  (see below).
+  for Neo4j Browser, and entities `keys_text` (their keys joined, what the trigram TEXT index that
+  answers entity_search holds); user Cypher returns nodes without those two. What the store needs
+  for itself lives on internal nodes never connected to the graph: `PaperkgMeta` (the save marker
+  and the build lease), `PaperkgCo` and `PaperkgFigures` (see below).
 - **Saves write the change.** A build hands `apply` a `GraphDelta`: the nodes and relationships that
   are new or changed (whole: `SET x = row.props`), and what went stale. Upserts go first (nodes, then
   relationships), deletions last, so a reader never misses something both graphs hold. A delta of

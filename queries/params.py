@@ -13,8 +13,8 @@ Types (the `type` field of the catalog JSON):
   and `$<name>_query`, the same key as an exact full-text term (see `fulltext_term`)
 - `entities`: a list of such names (JSON list, or one string split on commas) -> `$<name>_keys`,
   and `$<name>_queries`, their full-text terms
-- `search`: a fragment of a name, same normalisation -> `$<name>_key`, and `$<name>_query`, a
-  full-text wildcard query for the keys containing it (see `fulltext_contains`)
+- `search`: a fragment of a name, same normalisation -> `$<name>_key` (on Neo4j, matched through
+  the trigram TEXT index over `keys_text`, graph/schema.cypher)
 - `name`: a whole name that need not be any entity's (a model family: `Qwen`), same normalisation
   -> `$<name>_key` and `$<name>_query`, the key as an exact full-text term, as for `entity`; a name
   nothing has gives no rows, not the "no entity named" error an `entity` gives
@@ -213,15 +213,16 @@ class Param:
         """What the Cypher (and the embedded implementation) receives for the canonical `value`
         (None: an optional parameter left out, whose params are all null: `$name_key IS NULL`)."""
         if value is None:
-            if self.type in ("entity", "search", "name"):
+            if self.type in ("entity", "name"):
                 return {f"{self.name}_key": None, f"{self.name}_query": None}
+            if self.type == "search":
+                return {f"{self.name}_key": None}
             return {self.name: None}
         if self.type in ("entity", "name"):
             key = compact_key(value)
             return {f"{self.name}_key": key, f"{self.name}_query": fulltext_term(key)}
         if self.type == "search":
-            key = compact_key(value)
-            return {f"{self.name}_key": key, f"{self.name}_query": fulltext_contains(key)}
+            return {f"{self.name}_key": compact_key(value)}
         if self.type == "entities":
             keys = [compact_key(v) for v in value]
             return {f"{self.name}_keys": keys, f"{self.name}_queries": [fulltext_term(k) for k in keys]}
@@ -247,22 +248,13 @@ def fulltext_term(key: str) -> str:
 
 
 # Characters Lucene's classic query parser gives a meaning to outside quotes (and whitespace, which
-# compact keys do not hold): each is escaped with a backslash in a wildcard term.
+# compact keys do not hold): each is escaped with a backslash in a fuzzy term.
 _LUCENE_SPECIAL = re.compile(r'([\\+\-!():^\[\]"{}~*?|&/\s])')
-
-
-def fulltext_contains(key: str) -> str:
-    """`key` as a Lucene wildcard query `*key*` that matches exactly the indexed terms containing
-    `key` (the `keyword` analyzer keeps each of an entity's keys one untouched term, and normalises
-    nothing in a wildcard term), so the full-text index answers `any(k IN e.keys WHERE k CONTAINS
-    $q_key)` from its term dictionary instead of a scan of every entity. Every character the parser
-    treats specially is escaped, so the key is matched literally; the Cypher re-checks the CONTAINS."""
-    return "*" + _LUCENE_SPECIAL.sub(r"\\\1", key) + "*"
 
 
 def fuzzy_term(key: str) -> str:
     """`key` as a Lucene fuzzy query `key~2`: the indexed terms within two edits of `key` (every
-    special character escaped, as in `fulltext_contains`), Neo4j's candidates for suggestions."""
+    special character escaped, so the key is matched literally), Neo4j's candidates for suggestions."""
     return _LUCENE_SPECIAL.sub(r"\\\1", key) + "~2"
 
 

@@ -52,7 +52,7 @@ def test_files_use_the_importer_header_format(tmp_path: Path) -> None:
     assert '"p2","Paper",,"p2","p2",,' in papers
     methods = (out / "nodes-Method.csv").read_text(encoding="utf-8").splitlines()
     assert methods[0] == ("id:ID(Method),:LABEL,aliases:string[],ambiguous:boolean,confidence:double,"
-                          "keys:string[],name:string,paper_count:long,type:string")
+                          "keys:string[],keys_text:string,name:string,paper_count:long,type:string")
     d = ARRAY_DELIMITER
     assert methods[1].startswith(f'"method:grpo","Method{d}Entity","GRPO{d}G;RPO",true,0.5,')
     rels = (out / "rels-MENTIONS-Paper-Method.csv").read_text(encoding="utf-8").splitlines()

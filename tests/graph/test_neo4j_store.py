@@ -198,8 +198,9 @@ INTERNAL = ("PaperkgMeta", "PaperkgFigures", "PaperkgCo")
 
 
 def assert_domain_only(driver: neo4j.Driver) -> None:
-    """What a Neo4j user browsing the graph sees: every entity also labelled Entity, Papers with a
-    caption, no store internals on domain nodes, internal nodes connected to nothing."""
+    """What a Neo4j user browsing the graph sees: every entity also labelled Entity (its keys joined
+    in `keys_text`), Papers with a caption, no store internals on domain nodes, internal nodes
+    connected to nothing."""
     records = driver.execute_query(
         "MATCH (n) WHERE NOT n:PaperkgMeta AND NOT n:PaperkgFigures AND NOT n:PaperkgCo "
         "RETURN labels(n) AS labels, properties(n) AS props").records
@@ -207,6 +208,7 @@ def assert_domain_only(driver: neo4j.Driver) -> None:
         labels, props = set(record["labels"]), record["props"]
         if labels & set(ENTITY_LABELS):
             assert "Entity" in labels, labels
+            assert props["keys_text"] == " ".join(props["keys"])
         if "Paper" in labels:
             assert props["caption"] == (props.get("title") or props["id"])
         assert not any(k.startswith("_") or k == "source_json" for k in props), props
@@ -228,7 +230,7 @@ def _stored_figures(driver: neo4j.Driver) -> tuple[list[dict], list[dict]]:
 
 def test_schema_has_a_constraint_for_every_label_and_the_fulltext_indexes() -> None:
     statements = schema_statements()
-    assert len(statements) == len(NODE_LABELS) + 3 + 2 + len(ENTITY_LABELS) + 1 + 1 + 3 + 1
+    assert len(statements) == len(NODE_LABELS) + 3 + 2 + 1 + len(ENTITY_LABELS) + 1 + 1 + 3 + 1
     for label in NODE_LABELS:
         assert any(f"(n:{label})" in s and "REQUIRE n.id IS UNIQUE" in s and "IF NOT EXISTS" in s
                    for s in statements)
@@ -238,7 +240,7 @@ def test_schema_has_a_constraint_for_every_label_and_the_fulltext_indexes() -> N
     assert any("(n:Paper) ON EACH [n.ids]" in s for s in fulltext)
     assert schema_index_names() == {*(f"paperkg_{label.lower()}_id" for label in NODE_LABELS),
                                     "paperkg_entity_id", "paperkg_meta_id", "paperkg_figures_of",
-                                    "paperkg_entity_keys", "paperkg_paper_ids",
+                                    "paperkg_entity_keys", "paperkg_paper_ids", "paperkg_entity_keys_text",
                                     *(f"paperkg_{label.lower()}_paper_count" for label in ENTITY_LABELS),
                                     "paperkg_entity_paper_count", "paperkg_paper_year", "paperkg_co_pair",
                                     "paperkg_co_rank", "paperkg_co_top", "paperkg_model_family_key"}
@@ -252,6 +254,9 @@ def test_schema_has_a_constraint_for_every_label_and_the_fulltext_indexes() -> N
     # trending reads every entity's, of any label, in order
     assert any(s.startswith("CREATE RANGE INDEX") and "(n:Entity) ON (n.paper_count)" in s
                for s in statements)
+    # entity_search reads a fragment's entities from the trigram index over their joined keys
+    assert ("CREATE TEXT INDEX paperkg_entity_keys_text IF NOT EXISTS FOR (n:Entity) ON (n.keys_text)"
+            in statements)
     # the family query seeks a family's models by key
     assert any(s.startswith("CREATE RANGE INDEX") and "(n:Model) ON (n.family_key)" in s for s in statements)
     assert set(FULLTEXT_LISTS) == {*ENTITY_LABELS, "Paper"}
@@ -521,7 +526,8 @@ def test_fulltext_index_finds_each_list_element_exactly(store: Neo4jStore, drive
 
 def test_save_refuses_a_term_the_fulltext_index_cannot_hold(store: Neo4jStore) -> None:
     """Over 32,766 UTF-8 bytes Lucene refuses the term and Neo4j 5.26 then fails the whole database,
-    so the save refuses first (before connecting); the longest term that fits is stored and found."""
+    so the save refuses first (before connecting), and the names of one entity together (the TEXT
+    index's `keys_text`) likewise; the longest term that fits is stored and found."""
     from paperkg.queries.params import fulltext_term
 
     _corpus, graph = make_graph()
@@ -533,8 +539,12 @@ def test_save_refuses_a_term_the_fulltext_index_cannot_hold(store: Neo4jStore) -
     with pytest.raises(BadInputError, match="Paper 'p1' has a record id of 32767 bytes"):
         Neo4jStore("bolt://127.0.0.1:1").save_graph(graph)
     _corpus, graph = make_graph()
+    graph.nodes["method:grpo"].props["keys"] = ["grpo", "k" * (MAX_TERM_BYTES - 4)]   # joined: one over
+    with pytest.raises(BadInputError, match=r"Method 'method:grpo' has names of 32767 bytes together"):
+        Neo4jStore("bolt://127.0.0.1:1").save_graph(graph)
+    _corpus, graph = make_graph()
     longest = "k" * MAX_TERM_BYTES
-    graph.nodes["method:grpo"].props["keys"] = ["grpo", longest]
+    graph.nodes["method:grpo"].props["keys"] = [longest]
     store.save_graph(graph)
     rows = store.run_read("CALL db.index.fulltext.queryNodes('paperkg_entity_keys', $q) YIELD node "
                           "RETURN node.id AS id", {"q": fulltext_term(longest)})
@@ -561,6 +571,29 @@ def test_a_database_without_the_indexes_gets_them_on_first_read(neo4j_uri: str, 
         assert all(states.get(name) == "ONLINE" for name in schema_index_names())
         driver.execute_query("DROP INDEX paperkg_entity_keys")   # gone under a running store:
         assert run_named(st, "entity", {"name": "GRPO"})[0]["id"] == "method:grpo"   # recreated
+
+
+def test_entities_saved_without_keys_text_get_it_on_first_read(neo4j_uri: str, clean: None,
+                                                               driver: neo4j.Driver) -> None:
+    """A database saved by a paperkg older than the TEXT index: its entities lack `keys_text` and the
+    index is missing; the first catalog read creates the index and fills `keys_text` in, so
+    entity_search finds them before any rebuild; a save writes it, the export leaves it out."""
+    from paperkg.queries.runner import run_named
+
+    _corpus, graph = make_graph()
+    with Neo4jStore(neo4j_uri) as st:
+        st.save_graph(graph)
+        assert st.export() == graph
+    stored = {r["id"]: r["text"] for r in driver.execute_query(
+        "MATCH (e:Entity) RETURN e.id AS id, e.keys_text AS text").records}
+    assert stored == {n.id: " ".join(n.props["keys"]) for n in graph.nodes.values()
+                      if n.label in ENTITY_LABELS}
+    driver.execute_query("DROP INDEX paperkg_entity_keys_text")
+    driver.execute_query("MATCH (e:Entity) REMOVE e.keys_text")
+    with Neo4jStore(neo4j_uri) as st:
+        assert [r["id"] for r in run_named(st, "entity_search", {"q": "rpo"})] == ["method:grpo"]
+    assert driver.execute_query("MATCH (e:Entity) WHERE e.keys_text IS NULL RETURN count(*) AS n"
+                                ).records[0]["n"] == 0
 
 
 def test_a_merged_record_id_is_found_through_the_ids_index(store: Neo4jStore) -> None:

@@ -102,11 +102,9 @@ FULLTEXT_LOOKUP = re.compile(r"CALL db\.index\.fulltext\.queryNodes\("
                              r"\$(\w+)_(?:query|queries\[\w+\])\) YIELD node AS (\w+)\s+"
                              r"WHERE \$\2(?:_keys?)?(?:\[\w+\])? IN \3\.(keys|ids)\b")
 
-# A substring search (`search` params): the full-text index's wildcard query `$<param>_query`
-# (`*<key>*`, see params.fulltext_contains) narrows, the CONTAINS over every key decides.
-SEARCH_LOOKUP = re.compile(r"CALL db\.index\.fulltext\.queryNodes\('paperkg_entity_keys', \$(\w+)_query\) "
-                           r"YIELD node AS (\w+)\s+WHERE (?:[^\n]*\n\s*AND )?"
-                           r"any\(k IN \2\.keys WHERE k CONTAINS \$\1_key\)")
+# A substring search (`search` params): `keys_text CONTAINS $<param>_key` on `Entity` nodes, which
+# the trigram TEXT index `paperkg_entity_keys_text` answers (graph/schema.cypher).
+SEARCH_LOOKUP = re.compile(r"MATCH \((\w+):Entity\)\s+WHERE \1\.keys_text CONTAINS \$(\w+)_key\b")
 
 
 @pytest.mark.parametrize("name", sorted(NAMES))
@@ -123,16 +121,19 @@ def test_names_and_ids_are_looked_up_through_the_fulltext_indexes(name: str) -> 
     exact = [n for index, n, prop in found if (index, prop) == ("paperkg_entity_keys", "keys")]
     assert [n for index, n, prop in found if (index, prop) == ("paperkg_paper_ids", "ids")] \
         == [p.name for p in query.params if p.type == "paper"]
-    searches = [m.group(1) for m in SEARCH_LOOKUP.finditer(code)]
+    searches = [m.group(2) for m in SEARCH_LOOKUP.finditer(code)]
     # A `search` parameter is a substring, through its wildcard query (CONTAINS decides); an entity
     # parameter, and a `name` (a name that need not be an entity's, as `family`'s), are looked up
     # exactly. Each parameter once.
     assert sorted(exact) == sorted(entity_params + name_params)
     assert sorted(searches) == sorted(search_params)
-    assert len(found) + len(searches) == len(PROCEDURE.findall(code))
+    assert len(found) == len(PROCEDURE.findall(code))
     schema = resources.files("paperkg.graph").joinpath("schema.cypher").read_text()
     for index, _, _ in found:
         assert f"CREATE FULLTEXT INDEX {index} IF NOT EXISTS" in schema
+    if searches:
+        assert ("CREATE TEXT INDEX paperkg_entity_keys_text IF NOT EXISTS FOR (n:Entity) ON (n.keys_text)"
+                in schema)
     if entity_params:     # no entity is matched by label and a scan of keys any more
         assert not re.search(r"\$\w+_keys?(\[\w+\])? IN \w+\.keys", FULLTEXT_LOOKUP.sub("", code))
 

@@ -110,9 +110,9 @@ def test_normalisation() -> None:
     assert values("papers_with_all", {"names": "C++, a\\b"}) == {"names_keys": ["c++", "a\\b"],
                                                                   "names_queries": ['"c++"', '"a\\\\b"'],
                                                                   "limit": 100, "offset": 0}
-    assert values("entity_search", {"q": "Policy Opt"}) == {"q_key": "policyopt", "q_query": "*policyopt*",
-                                                            "type": None, "limit": 20, "offset": 0}
-    assert values("entity_search", {"q": "c++ (x)"})["q_query"] == "*c\\+\\+\\(x\\)*"
+    assert values("entity_search", {"q": "Policy Opt"}) == {"q_key": "policyopt", "type": None, "limit": 20,
+                                                            "offset": 0}
+    assert values("entity_search", {"q": "c++ (x)"})["q_key"] == "c++(x)"
     # a family is a whole name looked up exactly (a term query), not a fragment (a wildcard)
     assert values("family", {"name": "Qwen 2.5"}) == {"name_key": "qwen2.5", "name_query": '"qwen2.5"',
                                                       "limit": 100, "offset": 0}
