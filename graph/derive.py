@@ -64,9 +64,9 @@ from paperkg.graph.resolve import (
     _name_tokens,
     _named_token,
     definition_types,
-    is_acronym,
     local_definitions,
     resolve_undefined,
+    shown_name,
 )
 from paperkg.graph.store import GraphDelta
 
@@ -623,8 +623,7 @@ class Derivation:
         best = max(votes.values())
         label = self.rules.types.get(cluster) or next(t for t in TYPE_ORDER if votes.get(t) == best)
         names = dict(self.db.execute("SELECT surface, n FROM surfaces WHERE cluster = ?", (cluster,)))
-        name = self.rules.names.get(cluster) or min(names,
-                                                    key=lambda s: (-names[s], is_acronym(s), len(s), s))
+        name = self.rules.names.get(cluster) or shown_name(names)
         key = base_key(cluster)
         spellings = dict(self.db.execute("SELECT surface, n FROM spelling WHERE key = ?", (key,)))
         canonical = id_name(spellings, key)

@@ -45,14 +45,45 @@ def paper_id_for(text: str) -> str:
     return hashlib.sha1(text.strip().encode("utf-8")).hexdigest()[:12]
 
 
+# LaTeX styling written around a name or its letters in arXiv abstracts: `\textit{Chain-of-Thought}`,
+# `$\textbf{TAPE}$`, `\textbf{M}ulti-\textbf{V}iew`: the name is the text inside.
+_STYLES = (r"\\(?:textbf|textit|textsc|texttt|textrm|textsf|textup|textnormal|emph|mathrm|mathbf|mathit|"
+           r"mathsf|mathtt|text)")
+_LATEX_STYLE = re.compile(_STYLES + r"\s*\{([^{}]*)\}")
+# a styling left open in a name cut from a longer styled phrase: `\textit{Difficulty-Aware Contrastive
+# Regularization` of `\textit{Difficulty-Aware Contrastive Regularization (DACR)}`
+_LATEX_STYLE_OPEN = re.compile(_STYLES + r"\s*\{")
+
+
+def latex_plain(text: str) -> str:
+    """`text` without LaTeX text styling and math delimiters: `$\textit{Meta Ranking}$` is `Meta
+    Ranking`, so a name's key, id and shown name do not depend on how the abstract styled it (a styled
+    long form gave `CoT` a second entity, `method:textit-chain-of-thought-8a198365`)."""
+    if "\\" not in text and "$" not in text:
+        return text
+    previous = None
+    while previous != text:
+        previous, text = text, _LATEX_STYLE.sub(r"\1", text)
+    text = _LATEX_STYLE_OPEN.sub("", text).replace("$", "")
+    if "}" not in text:
+        return text
+    kept, depth = [], 0        # a `}` that closes nothing in the name (its opener was cut off) goes
+    for ch in text:
+        if ch == "}" and depth == 0:
+            continue
+        depth += (ch == "{") - (ch == "}")
+        kept.append(ch)
+    return "".join(kept)
+
+
 @functools.lru_cache(maxsize=1 << 17)
 def name_key(name: str) -> str:
-    """Entity-name key: case, hyphens, underscores and spacing do not distinguish names.
+    """Entity-name key: case, hyphens, underscores, spacing and LaTeX styling do not distinguish names.
 
     `LLaMA3.1-8B`, `llama3.1 8b` and `LLaMA3.1‑8B` share a key; `LLaMA3.1-8B` and `LLaMA3-8B` do not.
     Cached: resolution asks for the key of every mention, and names recur across papers.
     """
-    return _NAME_SEP_RE.sub(" ", _written(name).casefold()).strip(" .,;:")
+    return _NAME_SEP_RE.sub(" ", _written(latex_plain(name)).casefold()).strip(" .,;:")
 
 
 # A last word that ends in `s` but is no plural (`loss`, `corpus`, `analysis`, `bias`, `series`).
@@ -90,7 +121,7 @@ def spaced_key(name: str) -> str:
     `score` dropped), words still apart: `attention mechanisms` is `attention mechanism`, `F1-score`
     is `f1`. An entity's id is made from it (`id_name`)."""
     words = name_key(name).split(" ")
-    written = _NAME_SEP_RE.split(_written(name).strip(" .,;:"))
+    written = _NAME_SEP_RE.split(_written(latex_plain(name)).strip(" .,;:"))
     if len(words) > 1 and words[-1] in _SCORE_WORDS and len(written) > 1 and _short_name(written[-2]):
         words.pop()
         written.pop()

@@ -27,7 +27,7 @@ from difflib import SequenceMatcher
 from itertools import islice
 
 from paperkg.graph.curation import Rules, base_key
-from paperkg.graph.normalize import compact_key, fold_dashes, id_name, name_key
+from paperkg.graph.normalize import compact_key, fold_dashes, id_name, latex_plain, name_key
 from paperkg.graph.records import Extraction, Mention
 
 # Type preference when votes tie: the more specific, named kinds first.
@@ -54,6 +54,14 @@ DOMINANT_SHARE = 0.9
 
 _ACRONYM_RE = re.compile(r"^[A-Za-z0-9$\-]*[A-Z][A-Za-z0-9$\-]*$")
 _SIMILAR = 0.85
+
+
+def shown_name(names: Mapping[str, int]) -> str:
+    """An entity's name (`names`: its surfaces -> times written): the most written, a long form before
+    its acronym, a spelling without LaTeX styling before a styled one, the shortest, then the first;
+    shown plain (`$\\textbf{TAPE}$` is `TAPE`)."""
+    best = min(names, key=lambda s: (-names[s], is_acronym(s), latex_plain(s) != s, len(latex_plain(s)), s))
+    return latex_plain(best)
 
 
 def is_acronym(surface: str) -> bool:
@@ -219,8 +227,7 @@ def resolve(extractions: Iterable[tuple[str, Extraction]], rules: Rules | None =
         best = max(counter.values())
         res.label[cluster] = rules.types.get(cluster) or next(t for t in TYPE_ORDER if counter.get(t) == best)
         names = surfaces[cluster]
-        res.name[cluster] = rules.names.get(cluster) or min(
-            names, key=lambda s: (-names[s], is_acronym(s), len(s), s))
+        res.name[cluster] = rules.names.get(cluster) or shown_name(names)
         res.aliases[cluster] = set(names) | {res.name[cluster]}
         # The id comes from one fixed spelling of the cluster key, whichever paper came first.
         key = base_key(cluster)

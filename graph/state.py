@@ -66,7 +66,7 @@ from paperkg.graph.normalize import compact_key, latex_spacing
 from paperkg.graph.records import Extraction, PaperInput
 from paperkg.graph.store import GraphDelta, GraphWriter, empty_stats
 
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 DB_FILE = "state.sqlite"
 # The store format before this one: a pickle, which this version never opens (loading one runs code).
 LEGACY_FILE = "graph.pickle"
@@ -177,6 +177,10 @@ UPDATE short_key SET targets = (
                 ORDER BY t)) AS types
         FROM local_def d JOIN long_key l ON l.key = d.long
         WHERE d.short = short_key.key GROUP BY l.rep ORDER BY l.rep))"""
+# Name keys changed (schemas 5 -> 6, 12 -> 13): every extracted paper is derived again by the next
+# build, from its stored extraction (nothing is re-extracted).
+_EVERY_PAPER_AGAIN = ("INSERT OR IGNORE INTO pending_derive (paper) SELECT key FROM papers "
+                      "WHERE extraction IS NOT NULL")
 # A migration's step: SQL, or a function of the connection (one that computes in Python).
 Statement = str | Callable[[sqlite3.Connection], None]
 _MIGRATIONS: dict[int, tuple[Statement, ...]] = {
@@ -189,7 +193,7 @@ _MIGRATIONS: dict[int, tuple[Statement, ...]] = {
         "INSERT OR IGNORE INTO pending_derive (paper) SELECT DISTINCT t.paper FROM terms t "
         "JOIN short_key s ON s.key = t.term WHERE t.kind = 'm' AND "
         "(SELECT count(*) FROM json_each(s.targets)) > 1"),
-    5: ("INSERT OR IGNORE INTO pending_derive (paper) SELECT key FROM papers WHERE extraction IS NOT NULL",),
+    5: (_EVERY_PAPER_AGAIN,),
     6: ("UPDATE papers SET extraction = json_set(extraction, '$.results', json('[]')) "
         "WHERE extraction IS NOT NULL AND json_type(extraction, '$.results') IS NULL",),
     7: tuple(statement for statement in CORRECTIONS_SCHEMA.split(";") if statement.strip()),
@@ -197,6 +201,8 @@ _MIGRATIONS: dict[int, tuple[Statement, ...]] = {
     9: (count_years,),
     10: (count_definitions,),
     11: (rekey_entities,),
+    # name keys read through LaTeX styling (`normalize.latex_plain`): every paper derived again
+    12: (_EVERY_PAPER_AGAIN,),
 }
 
 

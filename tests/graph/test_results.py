@@ -120,12 +120,12 @@ def test_a_schema_6_store_gives_its_extractions_their_results_list(tmp_path: Pat
         old_rows = sorted(db.execute(_NODE_ROWS))
     state = BuildState(tmp_path)
     with state.snapshot() as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 12
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 13
         stored = [json.loads(e) for (e,) in db.execute("SELECT extraction FROM papers")]
         assert len(stored) == len(PAPERS6) and all(e["results"] == [] for e in stored)
         assert sorted(db.execute(_NODE_ROWS)) == old_rows     # but each entity's papers by year
-        # the one paper whose entity's id schema 9 folds (`vision transformers`: test_curation.py)
-        assert db.execute("SELECT count(*) FROM pending_derive").fetchone()[0] == 1
+        # every paper: schema 13's name keys read through LaTeX styling (test_state.py)
+        assert db.execute("SELECT count(*) FROM pending_derive").fetchone()[0] == len(PAPERS6)
     corpus = gold_corpus([_record(pid) for pid, *_ in PAPERS6])
     with state.transaction() as tx:
         for entry in corpus:

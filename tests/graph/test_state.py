@@ -22,6 +22,7 @@ from tests.stores import add_entry, write_corpus
 SCHEMA4 = Path(__file__).parent / "golden" / "schema4"
 SCHEMA5 = Path(__file__).parent / "golden" / "schema5"
 SCHEMA8 = Path(__file__).parent / "golden" / "schema8"
+SCHEMA12 = Path(__file__).parent / "golden" / "schema12"
 # The stored extractions as a store older than schema 7 held them: schema 7 gives each its (empty)
 # results list (tests/graph/test_results.py), nothing else of them changes.
 _EXTRACTED_BEFORE_7 = "SELECT key, extractor, json_remove(extraction, '$.results') FROM papers"
@@ -207,7 +208,7 @@ def test_a_schema_8_store_gives_names_apart_by_case_alone_ids_of_their_own(tmp_p
     `ANDROIDS` (key `androids`) one id: one node row, owned by whichever was written last. Opening it
     marks the papers of both for the next build, and recounts the rows (the shared row counted
     twice); that build, even with no input, gives the graph of a fresh build: two Datasets, every edge
-    joining two nodes. The paper that mentions neither is not derived again."""
+    joining two nodes. (Schema 13's name keys mark every paper on the way.)"""
     import shutil
 
     from tests.graph.golden.schema8.papers import PAPERS as PAPERS8
@@ -215,13 +216,13 @@ def test_a_schema_8_store_gives_names_apart_by_case_alone_ids_of_their_own(tmp_p
     shutil.copy(SCHEMA8 / "state.sqlite", tmp_path / DB_FILE)
     state = BuildState(tmp_path)
     with state.snapshot() as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 12
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 13
         pending = {p for (p,) in db.execute("SELECT paper FROM pending_derive")}
         counted = dict(db.execute("SELECT name, n FROM counts WHERE name LIKE 'node:%'"))
         assert counted == dict(db.execute("SELECT 'node:' || label, count(*) FROM nodes GROUP BY label"))
     corpus = corpus_of(PAPERS8)
     mentioning = {p for p, entry in corpus.papers.items() if entry.ids[0] in ("a1", "a2", "a3")}
-    assert pending == mentioning
+    assert mentioning < pending == set(corpus.papers)   # schema 13's name keys: every paper again
     assert "dataset:android" not in _snapshot(state)[0]       # served as it was until a build
     with state.transaction() as tx:
         tx.derive()
@@ -232,6 +233,36 @@ def test_a_schema_8_store_gives_names_apart_by_case_alone_ids_of_their_own(tmp_p
     assert new[0]["dataset:android"][1]["name"] == "Androids"
     assert new[0]["dataset:androids"][1]["name"] == "ANDROIDS"
     assert all(source in new[0] and target in new[0] for _, source, target, _ in new[1].values())
+
+
+def test_a_schema_12_store_reads_names_through_latex_styling_after_its_next_build(tmp_path: Path) -> None:
+    """Schema 12 (`golden/schema12`, made by 03512eb) keyed styled names with their markup: the long
+    form `\\textit{Chain-of-Thought}` gave `CoT` a second entity, `$\\textbf{TAPE}$` and bold initials
+    were shown and given ids with it. Opening the store marks every paper to be derived again from its
+    stored extraction; the next build, with no input, gives the graph a fresh build makes: one CoT,
+    names shown plain, ids without `textit`/`textbf`."""
+    import shutil
+
+    from tests.graph.golden.schema12.papers import PAPERS as PAPERS12
+
+    shutil.copy(SCHEMA12 / "state.sqlite", tmp_path / DB_FILE)
+    state = BuildState(tmp_path)
+    corpus = corpus_of(PAPERS12)
+    with state.snapshot() as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 13
+        assert {p for (p,) in db.execute("SELECT paper FROM pending_derive")} == set(corpus.papers)
+    assert "method:textit-chain-of-thought-8a198365" in _snapshot(state)[0]   # as it was until a build
+    with state.transaction() as tx:
+        tx.derive()
+    new = _snapshot(state)
+    state.close()
+    assert new == _fresh_snapshot(tmp_path / "fresh", corpus)
+    entities = {k: props for k, (label, props) in new[0].items() if label != "Paper"}
+    assert sorted(entities) == ["benchmark:gsm8k", "method:chain-of-thought",
+                                "method:multi-view-attention-network", "method:tape"]
+    assert entities["method:chain-of-thought"]["paper_count"] == 2
+    assert entities["method:tape"]["name"] == "TAPE"
+    assert entities["method:multi-view-attention-network"]["name"] == "Multi-View Attention Networks"
 
 
 def test_a_reader_keeps_its_snapshot_while_a_build_writes(tmp_path: Path) -> None:
