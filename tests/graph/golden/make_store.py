@@ -1,6 +1,7 @@
 """Writes `SCHEMA_DIR/state.sqlite`: a store of an older schema, as the paperkg of that schema built it,
 for `tests/graph/test_state.py`'s migration tests. Run it with that paperkg on the path, e.g. for
-`schema5` (paperkg 9d64040; `schema4` was made by 07af58d, `schema6` by b3b00f8, `schema8` by b910eb9):
+`schema5` (paperkg 9d64040; `schema4` was made by 07af58d, `schema6` by b3b00f8, `schema8` by b910eb9,
+`schema12` by 03512eb):
 
     git worktree add /tmp/paperkg-9d64040 9d64040
     mkdir -p /tmp/pp && ln -sfn /tmp/paperkg-9d64040 /tmp/pp/paperkg
