@@ -46,6 +46,16 @@ def _fresh_snapshot(path: Path, corpus) -> tuple[dict, dict]:
     return snapshot
 
 
+def _built_again(state: BuildState, path: Path, corpus) -> tuple[dict, dict]:
+    """The migrated store's next build with no input: its graph, which must be a fresh build's."""
+    with state.transaction() as tx:
+        tx.derive()
+    new = _snapshot(state)
+    state.close()
+    assert new == _fresh_snapshot(path / "fresh", corpus)
+    return new
+
+
 def test_every_store_file_is_sqlite_with_a_schema_version(tmp_path: Path) -> None:
     write_corpus(tmp_path, make_corpus()).close()
     for path in tmp_path.iterdir():
@@ -155,11 +165,8 @@ def test_a_schema_4_store_resolves_acronyms_by_type_after_its_next_build(tmp_pat
     assert pending == set(corpus.papers)          # all four mention MAE
     old = _snapshot(state)
     assert set(old[0]) == old_nodes               # served as it was until a build
-    with state.transaction() as tx:
-        tx.derive()
-    new = _snapshot(state)
-    state.close()
-    assert new == _fresh_snapshot(tmp_path / "fresh", corpus) and "method:mae" not in new[0]
+    new = _built_again(state, tmp_path, corpus)
+    assert "method:mae" not in new[0]
     mentions = {(source, target) for etype, source, target, _ in new[1].values() if etype == "MENTIONS"}
     assert {("paper:m3", "metric:mean-absolute-error"), ("paper:m4", "method:masked-autoencoder")} <= mentions
     with sqlite3.connect(tmp_path / DB_FILE) as db:
@@ -187,11 +194,7 @@ def test_a_schema_5_store_folds_plurals_and_families_after_its_next_build(tmp_pa
     assert pending == set(corpus.papers)
     old = _snapshot(state)
     assert {"method:attention-mechanisms", "method:vaes", "metric:f1-score"} <= set(old[0])
-    with state.transaction() as tx:
-        tx.derive()
-    new = _snapshot(state)
-    state.close()
-    assert new == _fresh_snapshot(tmp_path / "fresh", corpus)
+    new = _built_again(state, tmp_path, corpus)
     entities = {k: props for k, (label, props) in new[0].items() if label != "Paper"}
     assert sorted(entities) == ["method:attention-mechanism", "method:vae", "metric:f1", "model:4o",
                                 "model:gpt", "model:gpt-4o"]
@@ -252,11 +255,7 @@ def test_a_schema_12_store_reads_names_through_latex_styling_after_its_next_buil
         assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 13
         assert {p for (p,) in db.execute("SELECT paper FROM pending_derive")} == set(corpus.papers)
     assert "method:textit-chain-of-thought-8a198365" in _snapshot(state)[0]   # as it was until a build
-    with state.transaction() as tx:
-        tx.derive()
-    new = _snapshot(state)
-    state.close()
-    assert new == _fresh_snapshot(tmp_path / "fresh", corpus)
+    new = _built_again(state, tmp_path, corpus)
     entities = {k: props for k, (label, props) in new[0].items() if label != "Paper"}
     assert sorted(entities) == ["benchmark:gsm8k", "method:chain-of-thought",
                                 "method:multi-view-attention-network", "method:tape"]
