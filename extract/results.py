@@ -176,7 +176,7 @@ def find_results(text: str, sentences: list[tuple[int, int]], mentions: list[Ent
                                  sentence=sent, display=number.display, number=number.number,
                                  upper=number.upper, unit=number.unit, confidence=round(confidence, 4),
                                  **links))
-    return _share_metrics(text, out)
+    return _share_with_neighbours(text, out)
 
 
 def bracketed_names(text: str, mentions: list[Ent]) -> dict[str, str]:
@@ -282,7 +282,7 @@ def respectively_links(text: str, found: list[tuple[Number, int, str]], bounds: 
     return out
 
 
-def _share_metrics(text: str, results: list[ResultMention]) -> list[ResultMention]:
+def _share_with_neighbours(text: str, results: list[ResultMention]) -> list[ResultMention]:
     """Numbers of one list (`77.8 and 80.4 rank-1 accuracy`) or of one change (`PSNR from 26.10 to
     28.36`) measure the same thing: one named only once takes the metric of its neighbour; the two
     ends of a change, and a change in brackets right after its score, share a benchmark too."""

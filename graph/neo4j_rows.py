@@ -24,6 +24,11 @@ FIGURE_EDGE_TYPES = frozenset({"MENTIONS", "INTRODUCES", "IN_COLLECTION"})
 _LABEL_OF_PREFIX = {label.lower(): label for label in NODE_LABELS if label != "Paper"}
 
 
+def _utf8_size(value: Any) -> int:
+    """What an index holds of a value: its UTF-8 bytes (0 for a value that is no string)."""
+    return len(value.encode("utf-8", "surrogatepass")) if isinstance(value, str) else 0
+
+
 def _check_terms(label: str, node_id: str, values: Any) -> None:
     """Refuse (BadInputError, before anything is sent) a value of a full-text indexed list that
     Lucene cannot hold: see MAX_TERM_BYTES. No real name or id comes near the limit; a runaway
@@ -31,7 +36,7 @@ def _check_terms(label: str, node_id: str, values: Any) -> None:
     if not isinstance(values, list | tuple):
         return
     for value in values:
-        size = len(value.encode("utf-8", "surrogatepass")) if isinstance(value, str) else 0
+        size = _utf8_size(value)
         if size > MAX_TERM_BYTES:
             what = "name" if label in ENTITY_LABELS else "record id"
             raise BadInputError(
@@ -43,7 +48,7 @@ def _check_terms(label: str, node_id: str, values: Any) -> None:
 def _check_keys_text(label: str, node_id: str, text: Any) -> None:
     """Refuse an entity whose names together (`keys_text`, one TEXT index value) are over what the
     index holds: Neo4j 5.26 fails that write with "Property value is too large to index"."""
-    size = len(text.encode("utf-8", "surrogatepass")) if isinstance(text, str) else 0
+    size = _utf8_size(text)
     if size > MAX_TERM_BYTES:
         raise BadInputError(
             f"{label} {node_id[:80]!r} has names of {size} bytes together, over the {MAX_TERM_BYTES} bytes "

@@ -122,19 +122,25 @@ BASELINE_BEFORE_RE = re.compile(
 RESPECTIVELY_RE = re.compile(r"\brespectively\b", re.I)
 # numbers of this kind are never results when bare: a year
 YEAR_RE = re.compile(r"^(?:19|20)\d\d$")
+_RESULT_ADVERBS = "also|further|consistently|significantly|still|only|even|then|thus"
+_RESULT_VERBS = ("achiev|attain|reach|deliver|obtain|outperform|improv|yield|scor|reduc|increas|boost|"
+                 "surpass|exceed|gain|lower|cut|rais|record|peak")
+
+
+def _verb_after(lead: str, adverbs: str, verbs: str) -> re.Pattern[str]:
+    """A result verb right after a name: closing brackets (`lead`), a short parenthesis, an adverb."""
+    return re.compile(rf"^[{lead}]*(?:\([^()]{{0,30}}\)\s*)?(?:(?:{adverbs})\s+)?(?:{verbs})\w*", re.I)
+
+
 # a name right before one of these is what the sentence's number is said of (`GMPO-7B outperforms`,
 # `AdaFocus delivers`, `Gemini 3 Pro attains`)
-RESULT_VERB_AFTER_RE = re.compile(
-    r"^[\s,)\]}]*(?:\([^()]{0,30}\)\s*)?(?:(?:also|further|consistently|significantly|still|only|even|"
-    r"then|thus)\s+)?(?:achiev|attain|reach|deliver|obtain|outperform|improv|yield|scor|reduc|increas|boost|"
-    r"surpass|exceed|gain|lower|cut|rais|match|show|demonstrat|record|set|peak|has|had|is|was)\w*", re.I)
+RESULT_VERB_AFTER_RE = _verb_after(r"\s,)\]}", _RESULT_ADVERBS,
+                                   _RESULT_VERBS + "|match|show|demonstrat|set|has|had|is|was")
 # the result verbs that make the name before them the subject of the sentence's numbers (`GMPO-7B
 # outperforms GRPO by 4.1%`, `Gemini 3 Pro attains 75-80%`); `is`, `has` and `shows` say too little, and
 # a participle after a comma (`outperforms GRPO and DAPO, achieving`) belongs to the clause's subject
-SUBJECT_VERB_AFTER_RE = re.compile(
-    r"^[\s)\]}]*(?:\([^()]{0,30}\)\s*)?(?:(?:also|further|consistently|significantly|still|only|even|"
-    r"then|thus|substantially|clearly|markedly|notably)\s+)?(?:achiev|attain|reach|deliver|obtain|outperform|"
-    r"improv|yield|scor|reduc|increas|boost|surpass|exceed|gain|lower|cut|rais|record|peak)\w*", re.I)
+SUBJECT_VERB_AFTER_RE = _verb_after(r"\s)\]}", _RESULT_ADVERBS + "|substantially|clearly|markedly|notably",
+                                    _RESULT_VERBS)
 # a name's tail, not a name: `GRPO` of `CEDAR- GRPO`
 GLUED_BEFORE_RE = re.compile(r"[\w\-]-\s?$")
 # between a name and its short name in brackets: `Hybrid Motion Video Diagnosis framework (HMVDx)`

@@ -201,8 +201,9 @@ def _row_error(records: list[dict], preds: dict[str, dict]) -> dict:
         for res in preds.get(rec["id"], {}).get("results", []):
             if res["subject"] and res["benchmark"]:
                 rows += 1
-                (v, _k, s, b, _m), = scorer.result_sets({"results": [res]})[0]
-                wrong += not (scorer.result_sets({"results": [res]})[0] & gold)
+                row = scorer.result_sets({"results": [res]})[0]
+                (v, _k, s, b, _m), = row
+                wrong += not (row & gold)
                 loose += (v, s, b) not in gold_rows
                 if res["kind"] == "absolute":
                     absolute += 1
