@@ -15,11 +15,13 @@ gold mentions as well as on the pipeline's:
   is); in `default` mode the learned linker (`result_links.py`, `model/results.json`, trained by
   `python -m paperkg.extract.training.train_results`) then chooses subject, benchmark and metric with
   the rules' answer as one of its features; then what the sentence's grammar says outranks it, each
-  over the one before: a name written right after the number is its own (`adjacent_names`: `94.61% on
-  ASDiv`, `8-10% for Qwen`), one number over a list of benchmarks names none (`over_several`), the name
-  a result verb follows is the subject (`verb_subject`), a `respectively` list pairs numbers and names
-  in order, a description is no subject (`unnamed`); numbers of one list share a metric, the ends of
-  a change a benchmark, and the first value of `from A to B` (or `A to B`) is the score before.
+  over the one before: a time, memory or throughput names no benchmark but one written right after it;
+  a name written right after the number, or just before the brackets it opens, is its own
+  (`adjacent_names`: `94.61% on ASDiv`, `8-10% for Qwen`, `SAGE (+12.4)`), one number over a list of
+  benchmarks names none (`over_several`), the name a result verb follows is the subject
+  (`verb_subject`), a `respectively` list pairs numbers and names in order, a description is no
+  subject (`unnamed`); numbers of one list share a metric, the ends of a change a benchmark, and the
+  first value of `from A to B` (or `A to B`) is the score before.
 
 Writes `doc._.paperkg_results`: one `ResultMention` per result, in text order.
 """
@@ -41,17 +43,24 @@ from paperkg.extract.lexicon.results import (
     BENCHMARK_LIST_GAP_RE,
     BOUND_BEFORE_RE,
     BRACKET_GAP_RE,
+    BRACKETED_AFTER_RE,
     CHANGE_BESIDE_RE,
     CHANGE_NOUN_AFTER_RE,
     CLAUSE_BREAK_RE,
     CLAUSE_GAP_RE,
     COST_RE,
+    COST_UNITS,
+    DATA_SIZE_AFTER_RE,
+    DATA_UNITS,
+    DECADE_RE,
     DELTA_AFTER_RE,
     DELTA_BEFORE_RE,
     DELTA_UNITS,
+    FREEDOM_AFTER_RE,
     GENERIC_HEADS,
     GENERIC_MODIFIERS,
     GLUED_BEFORE_RE,
+    HARDWARE_AFTER_RE,
     LIST_GAP_RE,
     NEGATED_BEFORE_RE,
     RATIO_UNITS,
@@ -156,6 +165,8 @@ def find_results(text: str, sentences: list[tuple[int, int]], mentions: list[Ent
             learned, confidence = learned_links(text, sentences, number, kind, mentions, canon, main, others,
                                                 links, model)
             links.update(learned)
+        if number.unit in COST_UNITS:
+            links["benchmark"] = None
         links.update(adjacent_names(text, number, mentions, canon))
         if over_several(text, number, bounds, mentions, same):
             links["benchmark"] = None
@@ -200,9 +211,15 @@ def bracketed_names(text: str, mentions: list[Ent]) -> dict[str, str]:
 
 def adjacent_names(text: str, number: Number, mentions: list[Ent], canon: dict[str, str]) -> dict[str, str]:
     """Names written right after the number, whatever the linker scores: `96.66% on GSM8K, 94.61% on
-    ASDiv` (each number's own benchmark), `54-76% for GPT, 8-10% for Qwen` (each number's own model)."""
+    ASDiv` (each number's own benchmark), `54-76% for GPT, 8-10% for Qwen` (each number's own model);
+    and the name whose brackets the number opens (`SAGE (+12.4)`, `than GPT-4o (33.2%)`)."""
     out: dict[str, str] = {}
     for m in mentions:
+        if m.end <= number.start and BRACKETED_AFTER_RE.fullmatch(text[m.end:number.start]):
+            if m.type in BENCHMARK_TYPES:
+                out["benchmark"] = m.surface
+            elif m.type in SUBJECT_TYPES:
+                out["subject"] = canon.get(m.surface, m.surface)
         if m.start < number.end:
             continue
         if m.start - number.end > 12:
@@ -315,11 +332,18 @@ def refused(text: str, number: Number, mentions: list[Ent]) -> bool:
     """The guideline's never-results: a number inside a mention (a name: `AIME 2024`, `Llama 3 8B`), a
     size or count right after it (`7 B`, `10k images`, `16 frames`), a setting or bound before it
     (`k = 8`, `top-5`, `O(n`), a spread or interval (`+- 0.04`, `95% CI`), a score no one reached
-    (`none achieve 50%`), a reference level (`the 50% baseline`, `50% chance`), a year."""
+    (`none achieve 50%`), a reference level (`the 50% baseline`, `50% chance`), a duration or volume of
+    data (`1400 hours of speech`), a device's memory (`8 GB GPU`), a year or a decade."""
     if any(m.start < number.end and number.start < m.end for m in mentions):
         return True
     after = text[number.end:number.end + 24]
     if not number.unit and SIZE_AFTER_RE.match(after):
+        return True
+    if number.unit in DATA_UNITS and DATA_SIZE_AFTER_RE.match(text[number.end:number.end + 60]):
+        return True
+    if number.unit == "GB" and HARDWARE_AFTER_RE.match(after):
+        return True
+    if number.unit == "deg" and FREEDOM_AFTER_RE.match(after):
         return True
     before = text[max(0, number.start - 30):number.start]
     if SETTING_BEFORE_RE.search(before) and not number.unit:
@@ -332,7 +356,7 @@ def refused(text: str, number: Number, mentions: list[Ent]) -> bool:
         return True
     if REFERENCE_AFTER_RE.match(after):
         return True
-    return bool(YEAR_RE.match(number.value)) and not number.unit
+    return bool((YEAR_RE.match(number.value) and not number.unit) or DECADE_RE.fullmatch(number.value))
 
 
 def rule_kind(text: str, number: Number, bounds: tuple[int, int]) -> str:

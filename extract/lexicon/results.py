@@ -38,7 +38,10 @@ UNIT_NAMES = [name for _, name in UNITS]
 # units that say the number is a ratio, or a change in points
 RATIO_UNITS = {"x"}
 DELTA_UNITS = {"pp"}
-TIME_UNITS = {"ms", "s", "min", "h", "s/frame"}
+# a time, memory or throughput is a cost of running the subject, not a score on a benchmark named
+# beside it (`3.5GB peak RAM usage ... while achieving a VBench total score of 81.61`): such a number
+# takes a benchmark only when written right after it
+COST_UNITS = {"ms", "s", "min", "h", "s/frame", "GB", "FPS", "tok/s", "req/s"}
 
 # right after a number, a size or a count, not a result: `7B`, `10k images`, `1.6 million`
 SIZE_AFTER_RE = re.compile(
@@ -49,6 +52,18 @@ SIZE_AFTER_RE = re.compile(
     r"video|clip|hour|day|week|month|year|km|kilometer|meter|cm|mm|word|sentence|document|page|pixel|"
     r"channel|expert|parameter|param|feature|scene|object|category|hand|robot|environment|game|city|"
     r"countr|site|hospital|center|centre|annotator|rater|k\b))", re.I)
+# a duration or a volume of data, not a result (`1400 hours of speech`, `10 hours of Mandarin speech`,
+# `13 GB of text`; `30 minutes of HIL training` stays a cost), memory that names hardware (`a single
+# A100 GPU with 8 GB GPU`, `80 GB accelerators`), a decade (`the 2020s`), `6 degrees of freedom`
+DATA_SIZE_AFTER_RE = re.compile(
+    r"^\s*(?:\)|\$)?\s*of\s+(?:[\w\-]+\s+){0,3}?(?:speech|audio|video|videos|gameplay|footage|recordings?|"
+    r"data|text|read|instruction|music|conversations?|dialogues?|activity|lectures?|podcasts?|"
+    r"broadcasts?|demonstrations?|driving|EEG|ECG|MEG|fMRI)\b", re.I)
+HARDWARE_AFTER_RE = re.compile(r"^\s*(?:GPU|HBM|VRAM|RAM|memory)?\s*(?:GPUs?|accelerators?|cards?|"
+                               r"devices?)\b")
+FREEDOM_AFTER_RE = re.compile(r"^\s*of\s+freedom\b")
+DATA_UNITS = {"h", "min", "s", "GB"}
+
 # a score no one reached is no result (`yet none achieve 50% accuracy`)
 NEGATED_BEFORE_RE = re.compile(r"\b(?:none|neither)\s+(?:of\s+(?:them|these|the\s+\w+)\s+)?"
                                r"(?:achieves?|reach(?:es)?|exceeds?|surpass(?:es)?|attains?)\s*[~$\\a-z]*\s*$",
@@ -122,6 +137,7 @@ BASELINE_BEFORE_RE = re.compile(
 RESPECTIVELY_RE = re.compile(r"\brespectively\b", re.I)
 # numbers of this kind are never results when bare: a year
 YEAR_RE = re.compile(r"^(?:19|20)\d\d$")
+DECADE_RE = re.compile(r"(?:19|20)\d0s")
 _RESULT_ADVERBS = "also|further|consistently|significantly|still|only|even|then|thus"
 _RESULT_VERBS = ("achiev|attain|reach|deliver|obtain|outperform|improv|yield|scor|reduc|increas|boost|"
                  "surpass|exceed|gain|lower|cut|rais|record|peak")
@@ -162,6 +178,8 @@ BENCHMARK_LIST_GAP_RE = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|and\s+|or\s+|&\
 # for Qwen`)
 ADJACENT_BENCHMARK_RE = re.compile(r"\s*(?:\)|\$)?\s*(?:on|in|at)\s+(?:the\s+)?")
 ADJACENT_SUBJECT_RE = re.compile(r"\s*(?:\)|\$)?\s*for\s+(?:the\s+)?")
+# a number opening the brackets right after a name is that name's: `SAGE (+12.4) and EQBench3 (+20.9%)`
+BRACKETED_AFTER_RE = re.compile(r"\s*\(\s*\$?")
 # a level given for reference, not reached: `far below the 50% baseline`, `above 50% chance`
 REFERENCE_AFTER_RE = re.compile(r"^\s*(?:\)|\$)?\s*(?:random[- ]?)?(?:baseline|chance)\b", re.I)
 # between a score and its change in brackets: `70.9% accuracy (+258%)`

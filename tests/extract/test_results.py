@@ -138,6 +138,18 @@ REFUSAL_CASES = [
     pytest.param("We present a message passing approach to Expected Free Energy (EFE) minimization on factor "
                  "graphs, based on the theory introduced in arXiv:2504.14898.", {}, ["2504.14898"],
                  id="an-arxiv-id"),
+    # durations and volumes of data, hardware, a decade, from the 2,500 arXiv abstracts
+    pytest.param("To support comprehensive training and evaluation, we construct CSEMOTIONS, a high-quality "
+                 "emotional speech dataset containing 10 hours of Mandarin speech from six professional "
+                 "speakers.", {"CSEMOTIONS": "Dataset"}, ["10 hours"], id="hours-of-speech"),
+    pytest.param("Trained on 10,000 hours of gameplay collected with publicly available bots, the model "
+                 "reaches 71% win rate.", {}, ["10,000 hours"], id="hours-of-gameplay"),
+    pytest.param("Our system fits in a single GPU (8 GB GPU) on ValueEval'24.", {"ValueEval'24": "Benchmark"},
+                 ["8 GB"], id="gigabytes-of-a-device"),
+    pytest.param("Kolmogorov-Arnold networks have drawn attention in the 2020s.", {}, ["2020s"],
+                 id="a-decade"),
+    pytest.param("A view is produced by a camera with 6 degrees of freedom.", {}, ["6 degrees"],
+                 id="degrees-of-freedom"),
 ]
 
 
@@ -233,6 +245,16 @@ SSR_NAMES = {"SSR++": "Method", "GSM8K": "Benchmark", "ASDiv": "Benchmark", "AQu
 PCK = ("Free localization remains fragile: on natural drawings, point/region PCK@.05 is 54-76% for GPT, "
        "8-10% for Qwen, and 14-36% for GLM.")
 PCK_NAMES = {"PCK@.05": "Metric", "GPT": "Model", "Qwen": "Model", "GLM": "Model"}
+# results_train 2511.06055: a memory and a latency are costs, not scores on the benchmark named after them
+NEODRAGON = ("Our end-to-end Neodragon system becomes a highly parameter (4.945B full model), memory (3.5GB "
+             "peak RAM usage), and runtime (6.7s E2E latency) efficient mobile-friendly model, while "
+             "achieving a VBench total score of 81.61.")
+NEODRAGON_NAMES = {"Neodragon": "Method", "peak RAM usage": "Metric", "E2E latency": "Metric",
+                   "VBench": "Benchmark", "total score": "Metric"}
+# results_train 2606.15532: a number opening the brackets after a name is that name's
+EIBENCH = ("Training with simulator-tracked user states lifts Qwen3-8B from -22.4 to +22.4 on EIBench and "
+           "also improves on out-of-distribution evaluations including SAGE (+12.4) and EQBench3 (+20.9%).")
+EIBENCH_NAMES = {"Qwen3-8B": "Model", "EIBench": "Benchmark", "SAGE": "Benchmark", "EQBench3": "Benchmark"}
 
 # (text, mentions, main method, aliases, value, expected fields)
 LINK_CASES = [
@@ -295,6 +317,26 @@ LINK_CASES = [
                  id="a-score-before-to-is-not-the-subject's"),
     pytest.param(GRAIN, GRAIN_NAMES, "GRAIN", (), "0.4983", {"subject": "GRAIN", "metric": "Jaccard"},
                  id="the-score-after-to-is"),
+    pytest.param(EIBENCH, EIBENCH_NAMES, None, (), "+12.4", {"benchmark": "SAGE"},
+                 id="bracketed-after-a-benchmark"),
+    pytest.param(EIBENCH, EIBENCH_NAMES, None, (), "+20.9%", {"benchmark": "EQBench3"},
+                 id="bracketed-after-the-next-benchmark"),
+    pytest.param("On SWE-bench Verified, our agent resolves more issues than GPT-4o (33.2%).",
+                 {"SWE-bench Verified": "Benchmark", "GPT-4o": "Model"}, None, (), "33.2%",
+                 {"subject": "GPT-4o"}, id="bracketed-after-a-model"),
+    pytest.param("On a real USB pick-and-insertion task, ACT QChunk-MCBC attains 99\\% success within 30 "
+                 "minutes of HIL training.", {"ACT QChunk-MCBC": "Method"}, "ACT QChunk-MCBC", (),
+                 "30 minutes",
+                 {"kind": "absolute", "subject": "ACT QChunk-MCBC"}, id="minutes-of-training-are-a-cost"),
+    pytest.param(NEODRAGON, NEODRAGON_NAMES, "Neodragon", (), "3.5GB",
+                 {"kind": "absolute", "subject": "Neodragon", "benchmark": None}, id="a-memory-is-no-score"),
+    pytest.param(NEODRAGON, NEODRAGON_NAMES, "Neodragon", (), "6.7s", {"benchmark": None},
+                 id="a-latency-is-no-score"),
+    pytest.param(NEODRAGON, NEODRAGON_NAMES, "Neodragon", (), "81.61",
+                 {"kind": "absolute", "subject": "Neodragon"}, id="the-score-is"),
+    pytest.param("RT-Pose runs at 32 FPS on KITTI and reaches 71.2 AP.",
+                 {"RT-Pose": "Method", "KITTI": "Dataset", "AP": "Metric"}, "RT-Pose", (), "32 FPS",
+                 {"benchmark": "KITTI"}, id="a-speed-on-the-benchmark-right-after"),
 ]
 
 
