@@ -54,13 +54,14 @@ SIZE_AFTER_RE = re.compile(
     r"countr|site|hospital|center|centre|annotator|rater|k\b))", re.I)
 # a duration or a volume of data, not a result (`1400 hours of speech`, `10 hours of Mandarin speech`,
 # `13 GB of text`; `30 minutes of HIL training` stays a cost), memory that names hardware (`a single
-# A100 GPU with 8 GB GPU`, `80 GB accelerators`), a decade (`the 2020s`), `6 degrees of freedom`
+# 8 GB GPU`, `80 GB accelerators`; not `a 2GB GPU memory footprint`), a decade (`the 2020s`),
+# `6 degrees of freedom`
 DATA_SIZE_AFTER_RE = re.compile(
     r"^\s*(?:\)|\$)?\s*of\s+(?:[\w\-]+\s+){0,3}?(?:speech|audio|video|videos|gameplay|footage|recordings?|"
     r"data|text|read|instruction|music|conversations?|dialogues?|activity|lectures?|podcasts?|"
     r"broadcasts?|demonstrations?|driving|EEG|ECG|MEG|fMRI)\b", re.I)
 HARDWARE_AFTER_RE = re.compile(r"^\s*(?:GPU|HBM|VRAM|RAM|memory)?\s*(?:GPUs?|accelerators?|cards?|"
-                               r"devices?)\b")
+                               r"devices?)\b(?!\s+(?:memory|footprint|usage))")
 FREEDOM_AFTER_RE = re.compile(r"^\s*of\s+freedom\b")
 DATA_UNITS = {"h", "min", "s", "GB"}
 
