@@ -78,11 +78,12 @@ def external_lexicon() -> dict[str, str]:
     return representations.load_lexicon()
 
 
-def word_clusters_of() -> dict[str, str]:
-    """The word classes of the large unlabelled corpus (`derived/clusters.tsv`, `representations.py`)."""
+def word_clusters_of(path: Path | None = None) -> dict[str, str]:
+    """The word classes of the large unlabelled corpus (`derived/clusters.tsv`, `representations.py`), or
+    another word -> "coarse|fine" map to compare with them (`vectors.py`)."""
     from paperkg.extract.training import representations
 
-    return representations.load_clusters()
+    return representations.read_map(path) if path else representations.load_clusters()
 
 
 def coverage(docs: list[Doc], records: list[dict]) -> float:
@@ -284,6 +285,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--thresholds", default="0.3,0.4,0.5", help="name-source thresholds to compare")
     parser.add_argument("--no-lexicon", action="store_true")
     parser.add_argument("--clusters", action="store_true", help="word-cluster features (clusters.py)")
+    parser.add_argument("--clusters-file", default="",
+                        help="with --clusters: another word -> coarse|fine map (vectors.py) instead of "
+                             "the shipped one")
     parser.add_argument("--heads", action="store_true", help="learned head chooser (relation_scorer.py)")
     parser.add_argument("--rel-thresholds", default="",
                         help="train the relation scorer too; compare these raw-probability cut-offs")
@@ -317,7 +321,8 @@ def main(argv: list[str] | None = None) -> None:
     print(f"rules over {len(docs)} abstracts: {time.time() - started:.0f}s; candidate coverage of gold "
           f"occurrences {coverage(docs, records):.3f}", file=sys.stderr, flush=True)
     lexicon = None if args.no_lexicon else external_lexicon()
-    clusters = word_clusters_of() if args.clusters else None
+    other = Path(args.clusters_file) if args.clusters_file else None
+    clusters = word_clusters_of(other) if args.clusters else None
     unlabelled = unlabelled_rows(unlabelled_docs(args.self_train, nlp), lexicon, clusters)
     self_train = SelfTrain(args.st_high, args.st_low, args.st_negatives, args.st_weight, args.st_rounds)
     thresholds = [(float(m), float(t)) for m in args.threshold.split(",") for t in args.thresholds.split(",")]
