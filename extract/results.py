@@ -61,6 +61,7 @@ from paperkg.extract.lexicon.results import (
     GENERIC_MODIFIERS,
     GLUED_BEFORE_RE,
     HARDWARE_AFTER_RE,
+    HOURS_OF_AFTER_RE,
     LIST_GAP_RE,
     NEGATED_BEFORE_RE,
     RATIO_UNITS,
@@ -69,11 +70,13 @@ from paperkg.extract.lexicon.results import (
     SETTING_AFTER_RE,
     SETTING_BEFORE_RE,
     SHARE_AFTER_RE,
+    SHARE_OF_BEFORE_RE,
     SIZE_AFTER_RE,
     SPREAD_AFTER_RE,
     SPREAD_BEFORE_RE,
     SUBJECT_VERB_AFTER_RE,
     TO_BEFORE_RE,
+    VERSION_NAME_BEFORE_RE,
     YEAR_RE,
 )
 from paperkg.extract.numbers import FROM_BEFORE_RE, Number, find_numbers
@@ -341,6 +344,8 @@ def refused(text: str, number: Number, mentions: list[Ent]) -> bool:
         return True
     if number.unit in DATA_UNITS and DATA_SIZE_AFTER_RE.match(text[number.end:number.end + 60]):
         return True
+    if number.unit == "h" and HOURS_OF_AFTER_RE.match(text[number.end:number.end + 60]):
+        return True
     if number.unit == "GB" and HARDWARE_AFTER_RE.match(after):
         return True
     if number.unit == "deg" and FREEDOM_AFTER_RE.match(after):
@@ -352,7 +357,9 @@ def refused(text: str, number: Number, mentions: list[Ent]) -> bool:
         return True
     if SPREAD_BEFORE_RE.search(before) or SPREAD_AFTER_RE.match(after):
         return True
-    if NEGATED_BEFORE_RE.search(before):
+    if NEGATED_BEFORE_RE.search(before) or SHARE_OF_BEFORE_RE.search(before):
+        return True
+    if VERSION_NAME_BEFORE_RE.search(before):
         return True
     if REFERENCE_AFTER_RE.match(after):
         return True

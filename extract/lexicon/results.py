@@ -55,23 +55,33 @@ SIZE_AFTER_RE = re.compile(
 # a duration or a volume of data, not a result (`1400 hours of speech`, `10 hours of Mandarin speech`,
 # `13 GB of text`; `30 minutes of HIL training` stays a cost), memory that names hardware (`a single
 # 8 GB GPU`, `80 GB accelerators`; not `a 2GB GPU memory footprint`), a decade (`the 2020s`),
-# `6 degrees of freedom`
+# `6 degrees of freedom`; hours of anything but compute are data (`80,775 hours of BPC`)
 DATA_SIZE_AFTER_RE = re.compile(
     r"^\s*(?:\)|\$)?\s*of\s+(?:[\w\-]+\s+){0,3}?(?:speech|audio|video|videos|gameplay|footage|recordings?|"
     r"data|text|read|instruction|music|conversations?|dialogues?|activity|lectures?|podcasts?|"
     r"broadcasts?|demonstrations?|driving|EEG|ECG|MEG|fMRI)\b", re.I)
+HOURS_OF_AFTER_RE = re.compile(r"^\s*(?:\)|\$)?\s*of\s+(?!(?:[\w\-]+\s+){0,3}?(?:training|compute|"
+                               r"computation|GPU|inference|fine-?tuning|search|optimi[sz]ation|interaction|"
+                               r"play|practice)\b)", re.I)
 HARDWARE_AFTER_RE = re.compile(r"^\s*(?:GPU|HBM|VRAM|RAM|memory)?\s*(?:GPUs?|accelerators?|cards?|"
                                r"devices?)\b(?!\s+(?:memory|footprint|usage))")
 FREEDOM_AFTER_RE = re.compile(r"^\s*of\s+freedom\b")
 DATA_UNITS = {"h", "min", "s", "GB"}
 
+# a share of a population, not a score (`which account for 48.6% and 15.2% of the videos`)
+SHARE_OF_BEFORE_RE = re.compile(r"\baccount(?:s|ed|ing)?\s+for\s+(?:only\s+|about\s+|approximately\s+|"
+                                r"nearly\s+|over\s+|roughly\s+|almost\s+)?[~$\\sim]*\s*$", re.I)
+# the version of a named thing, not a result (`Industry 4.0`, `the Apache 2.0 license`)
+VERSION_NAME_BEFORE_RE = re.compile(r"\b(?:Industry|Apache|Web|Agriculture|Healthcare|Society|Education|"
+                                    r"Logistics|Construction)\s+$")
 # a score no one reached is no result (`yet none achieve 50% accuracy`)
 NEGATED_BEFORE_RE = re.compile(r"\b(?:none|neither)\s+(?:of\s+(?:them|these|the\s+\w+)\s+)?"
                                r"(?:achieves?|reach(?:es)?|exceeds?|surpass(?:es)?|attains?)\s*[~$\\a-z]*\s*$",
                                re.I)
 # just before a number: a setting, a bound or a reference, not a result
 SETTING_BEFORE_RE = re.compile(
-    r"(?:\b[a-zA-Z]\s*=|\\[a-z]+\s*=|[<>\u2264\u2265]|\\leq?|\\geq?|\\le|\\ge|\bO\(|\btop-?|\bTable|"
+    r"(?:\b[a-zA-Z]\s*=|\\[a-z]+\s*=|\b(?:alpha|beta|gamma|lambda|tau|sigma|theta|rho|kappa|omega)\s*=|"
+    r"[\])]\s*=|[<>\u2264\u2265]|\\leq?|\\geq?|\\le|\\ge|\bO\(|\btop-?|\bTable|"
     r"\bFig\.?|\bFigure|\bSection|\bEq\.?|\bversion|\bv|\blevel|\bstage|\bphase|\bstep|\blayer|"
     r"\bround|\bday|\bsince|\bepoch|\bwindow of|\bbudget of|\brank|\bsize of|\bbatch size|"
     r"\blearning rate|\btemperature|\barXiv)\s*(?:of|=|:|is|at)?\s*[~$({\\]*\s*$", re.I)

@@ -150,6 +150,23 @@ REFUSAL_CASES = [
                  id="a-decade"),
     pytest.param("A view is produced by a camera with 6 degrees of freedom.", {}, ["6 degrees"],
                  id="degrees-of-freedom"),
+    pytest.param("From a recently assembled archive of 80,775 hours of BPC associated with CPD "
+                 "operations, we analyze text transcripts.", {}, ["80,775 hours"],
+                 id="hours-of-anything-but-compute"),
+    # shares of a population, versions, agreement and correlation statistics (results_train 2504.15063,
+    # 2406.07693; the 2,500 arXiv abstracts)
+    pytest.param("Existing solutions predominantly focus on code vulnerabilities within smart contracts, "
+                 "accounting for only 50% of security incidents.", {}, ["50%"], id="accounting-for-a-share"),
+    pytest.param("These websites primarily include YouTube and TikTok, which account for 48.6% and 15.2% "
+                 "of the videos, respectively.", {}, ["48.6%"], id="account-for-a-share"),
+    pytest.param("We release all our long-context Granite code models under an Apache 2.0 license. In the "
+                 "dynamic landscape of Industry 4.0, efficiency is essential.", {}, ["2.0", "4.0"],
+                 id="versions-of-names"),
+    pytest.param("A dual-judge protocol reaches inter-judge kappa = 0.88, and Mistral Large exhibited the "
+                 "most pronounced effect (rho = -0.734).", {"Mistral Large": "Model"}, ["0.88", "-0.734"],
+                 id="agreement-and-correlation-settings"),
+    pytest.param("An optimal learning strategy targets points of maximum ambiguity "
+                 "($\\mathbb{E}[\\theta]=0.5$).", {}, ["0.5"], id="a-bracketed-expression-equals"),
 ]
 
 
