@@ -168,6 +168,13 @@ RESULT_VERB_AFTER_RE = _verb_after(r"\s,)\]}", _RESULT_ADVERBS,
 # a participle after a comma (`outperforms GRPO and DAPO, achieving`) belongs to the clause's subject
 SUBJECT_VERB_AFTER_RE = _verb_after(r"\s)\]}", _RESULT_ADVERBS + "|substantially|clearly|markedly|notably",
                                     _RESULT_VERBS)
+# the paper's own method, unnamed, said to reach the number (`our method achieves up to 16%`): the
+# subject is the paper's method, not the name the linker found nearby
+OWN_SUBJECT_RE = re.compile(r"\b(?:our|the\s+proposed)\s+(?:[\w\-]+\s+){0,2}?(?:method|approach|framework|"
+                            r"model|system|algorithm|technique|pipeline)s?\s+"
+                            r"(?:(?:" + _RESULT_ADVERBS + r")\s+)?(?:" + _RESULT_VERBS + r")\w*", re.I)
+# between the paper's own method and a number: a comparison that hands the number to another
+OWN_CUT_RE = re.compile(r"\b(?:compared\s+(?:to|with)|than|versus|vs\.?|while|whereas|which|who)\b", re.I)
 # a name's tail, not a name: `GRPO` of `CEDAR- GRPO`
 GLUED_BEFORE_RE = re.compile(r"[\w\-]-\s?$")
 # between a name and its short name in brackets: `Hybrid Motion Video Diagnosis framework (HMVDx)`

@@ -348,6 +348,21 @@ LINK_CASES = [
     pytest.param("ProVideLLM runs streaming dialogue at 25 FPS, with a minimal 2GB GPU memory footprint.",
                  {"ProVideLLM": "Method"}, "ProVideLLM", (), "2GB", {"subject": "ProVideLLM"},
                  id="a-memory-footprint-is-a-cost"),
+    # the paper's own method, unnamed in the sentence (the 2,500 arXiv abstracts: 2504.15270, 2501.11918,
+    # 2607.04336, 2511.19065)
+    pytest.param("After training, our model outperforms the direct baseline employing a fixed partitioning "
+                 "strategy by a maximum of 8.72 in accuracy.",
+                 {"Quicksviewer": "Model", "fixed partitioning strategy": "Method"}, "Quicksviewer", (),
+                 "8.72", {"subject": "Quicksviewer"}, id="our-model-outperforms"),
+    pytest.param("In Subtask B, our fine-tuned RoBERTa-base model achieved a TPR score of 0.801.",
+                 {"RoBERTa-base": "Model", "inverse perplexity weighting": "Method"},
+                 "inverse perplexity weighting", (), "0.801", {"subject": "RoBERTa-base"},
+                 id="the-name-inside-our-phrase"),
+    pytest.param("Using the same DiT-XL backbone, our method reaches an impressive FID of 2.87 on ImageNet, "
+                 "compared to 3.43 for the MeanFlow baseline.",
+                 {"MeanFlow": "Method", "ImageNet": "Dataset", "FID": "Metric", "training scheme": "Method"},
+                 "training scheme", (), "3.43", {"subject": "MeanFlow"},
+                 id="another's-number-after-compared-to"),
     pytest.param(NEODRAGON, NEODRAGON_NAMES, "Neodragon", (), "3.5GB",
                  {"kind": "absolute", "subject": "Neodragon", "benchmark": None}, id="a-memory-is-no-score"),
     pytest.param(NEODRAGON, NEODRAGON_NAMES, "Neodragon", (), "6.7s", {"benchmark": None},
@@ -383,6 +398,16 @@ def test_the_ends_of_a_change_and_its_bracketed_change_share_a_benchmark() -> No
     benchmarks = {found[v].benchmark for v in ("19.8%", "70.9%", "+258%")}
     assert benchmarks == {"Berkeley Function-Calling Leaderboard"}
     assert (found["19.8%"].subject, found["70.9%"].subject, found["+258%"].kind) == (None, "InfTool", "delta")
+
+
+def test_a_comparison_after_our_method_hands_the_number_to_another() -> None:
+    """2607.04336: `our method achieves` does not name the subject of a number after `which` (the
+    linker's choice stands; the rules alone name the paper's method, so only the learned mode)."""
+    text = ("Our method achieves 91.0% accuracy, outperforming the Decision Tree baseline which achieves a "
+            "higher accuracy of 96.2% but at a cost of recall.")
+    found = {r.value: r for r in _results(text, {"YAACS": "Method", "Decision Tree": "Method"}, "YAACS",
+                                          learned=True)}
+    assert (found["91.0%"].subject, found["96.2%"].subject) == ("YAACS", "Decision Tree")
 
 
 def test_a_result_verb_after_a_glued_tail_names_no_subject() -> None:
