@@ -1,5 +1,5 @@
-"""Subword vectors and the word classes they give (`training/vectors.py`), on a real floret model of a
-small corpus of abstract-like sentences."""
+"""Subword vectors and the word classes they give (`training/vectors.py`), on a real floret model of
+`test_clusters`' small corpus of abstract-like sentences."""
 
 from __future__ import annotations
 
@@ -17,15 +17,7 @@ from paperkg.extract.training.vectors import (
     extend_classes,
     vector_classes,
 )
-
-SENTENCES = [
-    "we fine-tune {m} on {t} and report accuracy",
-    "experiments with {m} show gains on {t}",
-    "{m} achieves strong results for {t} benchmarks",
-    "we compare {m} against baselines in {t}",
-]
-MODELS = ["qwen", "llama", "mistral", "gemma"]
-TASKS = ["segmentation", "detection", "captioning", "retrieval"]
+from tests.extract.test_clusters import corpus
 
 
 def test_a_word_without_a_class_takes_the_nearest_class_centroid() -> None:
@@ -48,11 +40,11 @@ def test_vector_classes_group_words_by_direction() -> None:
 
 
 def test_build_trains_floret_and_writes_both_maps(tmp_path: Path) -> None:
-    corpus = tmp_path / "abstracts.jsonl"
-    lines = [s.format(m=m, t=t) for s in SENTENCES for m in MODELS for t in TASKS] * 3
-    corpus.write_text("".join(json.dumps({"abstract": line}) + "\n" for line in lines), encoding="utf-8")
+    path = tmp_path / "abstracts.jsonl"
+    lines = [" ".join(words) for words in corpus()] * 3
+    path.write_text("".join(json.dumps({"abstract": line}) + "\n" for line in lines), encoding="utf-8")
     known = {"qwen": "0|1", "llama": "0|1", "segmentation": "1|2", "detection": "1|2"}
-    counts = build(corpus, tmp_path / "out", texts=["Mixtral-8x7B does tracking."], known=known)
+    counts = build(path, tmp_path / "out", texts=["Mixtral-8x7B does tracking."], known=known)
     assert (tmp_path / "out" / MODEL_FILE).exists()
     classes = representations.read_map(tmp_path / "out" / CLASSES_FILE)
     extended = representations.read_map(tmp_path / "out" / EXTENDED_FILE)
