@@ -364,9 +364,10 @@ def refused(text: str, number: Number, mentions: list[Ent]) -> bool:
     after = text[number.end:number.end + 24]
     if not number.unit and SIZE_AFTER_RE.match(after):
         return True
-    if number.unit in DATA_UNITS and DATA_SIZE_AFTER_RE.match(text[number.end:number.end + 60]):
+    phrase = text[number.end:number.end + 60]    # `of` and up to three words before the data's noun
+    if number.unit in DATA_UNITS and DATA_SIZE_AFTER_RE.match(phrase):
         return True
-    if number.unit == "h" and HOURS_OF_AFTER_RE.match(text[number.end:number.end + 60]):
+    if number.unit == "h" and HOURS_OF_AFTER_RE.match(phrase):
         return True
     if number.unit == "GB" and HARDWARE_AFTER_RE.match(after):
         return True
