@@ -10,6 +10,7 @@ Results live on the Doc as plain values, so that docs cross process boundaries w
 - `doc._.paperkg_confidence`: the probability of each resolved mention, in `doc.spans["paperkg"]` order;
 - `doc._.paperkg_introduced`: list of [start_char, end_char] of mentions presented as new;
 - `doc._.paperkg_relations`: list of [head, TYPE, tail, sentence index, probability];
+- `doc._.paperkg_head`: the paper's own method as the relation component names it (a relation head), or None;
 - `doc._.paperkg_results`: the numbers the abstract reports as results (`graph.records.ResultMention`
   each), filled by a results component when the pipeline has one, None otherwise.
 
@@ -31,7 +32,7 @@ from paperkg.graph.normalize import latex_spacing
 CANDS = "paperkg_cands"
 FINAL = "paperkg"
 
-for _name in ("paperkg_aliases", "paperkg_introduced", "paperkg_relations", "paperkg_typed",
+for _name in ("paperkg_aliases", "paperkg_introduced", "paperkg_relations", "paperkg_head", "paperkg_typed",
               "paperkg_scores", "paperkg_confidence", "paperkg_results"):
     if not Doc.has_extension(_name):
         Doc.set_extension(_name, default=None)

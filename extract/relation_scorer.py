@@ -12,7 +12,7 @@ relations off the first head stay (each with the model's probability of it) when
 enough of that head (`head_floor`), and every other pair whose
 likeliest relation the model gives >= `min_probability` is added; letting the model alone decide
 (`model`) or filtering the rules' relations by it did not pay (extract/README.md). Writes
-`doc._.paperkg_relations` as [head, TYPE, tail, sentence, probability].
+`doc._.paperkg_relations` as [head, TYPE, tail, sentence, probability] and `doc._.paperkg_head`.
 """
 
 from __future__ import annotations
@@ -233,6 +233,12 @@ def relation_pairs(doc: Doc, heads: SparseSoftmax | None = None, k: int = 1, ric
 
 
 def score_relations(doc: Doc, model: SparseSoftmax, min_probability: float | None = None) -> list[list]:
+    """[head, TYPE, tail, sentence, probability] rows (see `scored_relations`)."""
+    return scored_relations(doc, model, min_probability)[0]
+
+
+def scored_relations(doc: Doc, model: SparseSoftmax, min_probability: float | None = None
+                     ) -> tuple[list[list], str | None]:
     """[head, TYPE, tail, sentence, probability] rows. With `decide` in the model's calibration the model
     decides over the pairs of its `heads_k` likeliest heads: each pair's likeliest relation, kept at raw
     probability >= `min_probability`; under `union` the rules' relations off the first head are kept
@@ -240,7 +246,12 @@ def score_relations(doc: Doc, model: SparseSoftmax, min_probability: float | Non
     off a wrong head are almost all wrong (out of fold, F1 0.02 vs 0.43), and a doubtful head's rules
     relations must then pass the model like any other pair (5-fold CV: 0.284 -> 0.294 at 0.5).
     Otherwise the rules decide: their relations the model gives at least `min_probability` (raw;
-    default: the model's own, else all). The probability appended is calibrated."""
+    default: the model's own, else all). The probability appended is calibrated.
+
+    Also the paper's own method as the results read it: the head of the first relation kept at raw
+    probability >= the calibration's `main_min_probability` (default: `min_probability`). A cut-off
+    low enough to add relations is too low to name the method a result falls back on (extract/README.md,
+    "The union's cut-off"), so the two are set apart."""
     cal = model.calibration
     decide = cal.get("decide")
     ranked = ranked_heads(doc, model.heads, int(cal.get("heads_k", 1)))
@@ -249,9 +260,11 @@ def score_relations(doc: Doc, model: SparseSoftmax, min_probability: float | Non
     if not decide:
         pairs = [p for p in pairs if p[3] is not None]
     if not pairs:
-        return []
+        return [], None
     if min_probability is None:
         min_probability = cal.get("min_probability", 0.0)
+    main_probability = cal.get("main_min_probability", min_probability)
+    main = None
     probs = model.probabilities([p[2] for p in pairs])
     table = cal.get("relation")
     none = model.labels.index(NONE)
@@ -272,10 +285,12 @@ def score_relations(doc: Doc, model: SparseSoftmax, min_probability: float | Non
             rel = rule
             label = rule[1]
         prob = float(row[model.labels.index(label)])
+        if main is None and (prob >= main_probability or keep_rule):
+            main = rel[0]
         if prob >= min_probability or keep_rule:
             seen.add((head, tail))
             out.append([*rel, round(calibrate(prob, table), 4)])
-    return out
+    return out, main
 
 
 def _first_sentence(doc: Doc, key: str) -> int:
@@ -299,8 +314,8 @@ class RelationScorer(LearnedWeights):
 
     def __call__(self, doc: Doc) -> Doc:
         if self.model is None:
-            doc._.paperkg_relations = []
+            doc._.paperkg_relations, doc._.paperkg_head = [], None
             return doc
-        doc._.paperkg_relations = score_relations(doc, self.model)
+        doc._.paperkg_relations, doc._.paperkg_head = scored_relations(doc, self.model)
         return doc
 

@@ -5,7 +5,8 @@ name it extends, an acronym-defined long form and frequent mentions win), else t
 `we`/`our` sentence, named by its long form. Tails are the other mentions: tasks (`ADDRESSES`), data and
 benchmarks (`EVALUATED_ON`), metrics (`MEASURED_BY`, when named with the head or `we`/`our`), and other
 methods (`COMPARED_WITH` / `USES` by the cues of the sentences they share with the head). Writes
-`doc._.paperkg_relations` as [head, TYPE, tail, sentence index].
+`doc._.paperkg_relations` as [head, TYPE, tail, sentence index], and the first one's head as
+`doc._.paperkg_head`.
 """
 
 from __future__ import annotations
@@ -35,8 +36,10 @@ class RelationExtractor:
         sents, sent_of = sentence_index(doc)
         text = doc_text(doc)
         introduced = {text[a:b] for a, b in doc._.paperkg_introduced or []}
-        doc._.paperkg_relations = extract_relations(doc, list(doc.spans.get(FINAL, [])), introduced,
-                                                    doc._.paperkg_aliases or [], sents, sent_of)
+        relations = extract_relations(doc, list(doc.spans.get(FINAL, [])), introduced,
+                                      doc._.paperkg_aliases or [], sents, sent_of)
+        doc._.paperkg_relations = relations
+        doc._.paperkg_head = relations[0][0] if relations else None
         return doc
 
 

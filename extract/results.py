@@ -120,20 +120,20 @@ class ResultFinder(LearnedWeights):
         sents, _ = sentence_index(doc)
         sentences = [(s.start_char, s.end_char) for s in sents]
         mentions = [Ent(s.start_char, s.end_char, s.label_, s.text) for s in doc.spans.get(FINAL, [])]
-        main = main_method(doc._.paperkg_relations or [], mentions,
-                           {tuple(x) for x in doc._.paperkg_introduced or []}, doc._.paperkg_aliases or [])
+        main = main_method(doc._.paperkg_head, mentions, {tuple(x) for x in doc._.paperkg_introduced or []},
+                           doc._.paperkg_aliases or [])
         doc._.paperkg_results = find_results(text, sentences, mentions, doc._.paperkg_aliases or [], main,
                                              self.model)
         return doc
 
 
-def main_method(relations: list[list], mentions: list[Ent], introduced: set[tuple[int, int]],
+def main_method(head: str | None, mentions: list[Ent], introduced: set[tuple[int, int]],
                 aliases: list) -> str | None:
-    """The paper's own method: the head of its relations, else its first introduced method or model
-    (named by its long form)."""
+    """The paper's own method: the relation component's head (`doc._.paperkg_head`), else its first
+    introduced method or model (named by its long form)."""
     canon = {short: long for long, short in aliases}
-    if relations:
-        return canon.get(relations[0][0], relations[0][0])
+    if head:
+        return canon.get(head, head)
     for m in mentions:
         if m.type in SUBJECT_TYPES and (m.start, m.end) in introduced:
             return canon.get(m.surface, m.surface)

@@ -45,7 +45,8 @@ class Settings:
     threshold: float = 0.4
     name_threshold: float = 0.1
     rel_epochs: int = 10
-    rel_min_probability: float = 0.6
+    rel_min_probability: float = 0.4
+    rel_main_probability: float = 0.6
     rel_decide: str = "union"
     rel_heads: int = 2
     rel_head_floor: float = 0.5
@@ -96,6 +97,7 @@ def train_models(docs, records: list[dict], settings: Settings, lexicon: dict[st
                                   heads=settings.heads, decide=settings.rel_decide,
                                   heads_k=settings.rel_heads, head_floor=settings.rel_head_floor)
     relations.calibration["min_probability"] = settings.rel_min_probability
+    relations.calibration["main_min_probability"] = settings.rel_main_probability
     return mentions, relations
 
 

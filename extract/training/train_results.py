@@ -72,25 +72,28 @@ def gold_inputs(records: list[dict]) -> list[dict]:
                     intro.add((a, b))
         mentions.sort(key=lambda m: m.start)
         aliases = [tuple(p) for p in rec.get("aliases", [])]
-        main = RS.main_method([], mentions, intro, aliases)
+        main = RS.main_method(None, mentions, intro, aliases)
         out.append({"text": text, "sentences": sentences, "mentions": mentions, "aliases": aliases,
                     "main": main})
     return out
 
 
 def predicted_inputs(records: list[dict], model_dir: Path | None = None) -> list[dict]:
-    """Per record: what the default pipeline finds (mentions, aliases, its relations' head) with the
-    entity and relation models of `model_dir` (the shipped ones by default)."""
-    from paperkg.extract.pipeline import Extractor
+    """Per record: what the default pipeline finds (mentions, aliases, the paper's method as its
+    relation component names it) with the entity and relation models of `model_dir` (the shipped ones
+    by default)."""
+    from paperkg.extract.doc_utils import make_doc
+    from paperkg.extract.pipeline import Extractor, doc_to_extraction
 
     out = []
-    extractor = Extractor(ner_path="none", model_dir=model_dir)
-    for ex in extractor.extract((r["id"], r["abstract"]) for r in records):
+    nlp = Extractor(ner_path="none", model_dir=model_dir).nlp
+    docs = ((make_doc(nlp, r["abstract"]), r["id"]) for r in records)
+    for doc, paper_id in nlp.pipe(docs, as_tuples=True):
+        ex = doc_to_extraction(doc, paper_id)
         mentions = [RS.Ent(m.start, m.end, m.type, m.text) for m in ex.mentions]
         intro = {(m.start, m.end) for m in ex.mentions if m.introduced}
-        rels = [[r.head, r.type, r.tail] for r in ex.relations]
         out.append({"text": ex.text, "sentences": ex.sentences, "mentions": mentions, "aliases": ex.aliases,
-                    "main": RS.main_method(rels, mentions, intro, ex.aliases)})
+                    "main": RS.main_method(doc._.paperkg_head, mentions, intro, ex.aliases)})
     return out
 
 

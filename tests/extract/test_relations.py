@@ -17,6 +17,7 @@ from paperkg.extract.relation_scorer import (
     head_candidates,
     relation_pairs,
     score_relations,
+    scored_relations,
 )
 from paperkg.extract.relations import alias_map
 
@@ -213,3 +214,29 @@ def test_rules_relations_are_kept_whatever_the_model_says_only_off_a_likely_head
     found = {tuple(r[:3]) for r in score_relations(doc, union, 0.6)}
     assert ((AMT, "COMPARED_WITH", PPO) in found) == kept
     assert ((AMT, "EVALUATED_ON", "MuJoCo") in found) == kept
+
+
+def test_the_papers_method_needs_its_own_cut_off_not_the_relations_one() -> None:
+    """A pair the model gives 0.5 passes the relations' cut-off (0.4) but names no paper's method
+    under `main_min_probability` 0.6: the method a result falls back on stays unnamed (None), while
+    the same rows under a main cut-off of 0.4 name their first head."""
+    doc = build_nlp("rules")(UNION_TEXT)
+    # every pair: COMPARED_WITH at exp(ln 5) / (exp(ln 5) + 5) = 0.5; no head is sure enough for the rules'
+    # relations to stand unscored
+    weights = {"bias": [0.0, 0.0, math.log(5.0), 0.0, 0.0, 0.0]}
+    chooser = SparseSoftmax(HEAD_LABELS, {"intro=True": [0.0, 2.0]})
+    calibration = {"decide": "union", "heads_k": 1, "head_floor": 1.0, "min_probability": 0.4}
+    strict = SparseSoftmax(RELATION_LABELS, weights, heads=chooser,
+                           calibration={**calibration, "main_min_probability": 0.6})
+    rows, main = scored_relations(doc, strict)
+    assert rows and {r[1] for r in rows} == {"COMPARED_WITH"} and {r[0] for r in rows} == {AMT}
+    assert main is None
+    loose = SparseSoftmax(RELATION_LABELS, weights, heads=chooser, calibration=calibration)
+    assert scored_relations(doc, loose) == (rows, rows[0][0])
+    assert score_relations(doc, loose) == rows
+
+
+@pytest.mark.parametrize("mode", ["rules", "default"])
+def test_the_pipeline_names_the_papers_method(mode: str) -> None:
+    doc = build_nlp(mode)(HEAD_TEXT)
+    assert doc._.paperkg_relations and doc._.paperkg_head == AMT

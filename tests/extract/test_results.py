@@ -15,7 +15,7 @@ from paperkg.extract.doc_utils import FINAL
 from paperkg.extract.numbers import display, find_numbers
 from paperkg.extract.pipeline import Extractor
 from paperkg.extract.result_links import Linker
-from paperkg.extract.results import Ent, ResultFinder, find_results, verb_subject
+from paperkg.extract.results import Ent, ResultFinder, find_results, main_method, verb_subject
 from paperkg.extract.tokenizer import customize_tokenizer
 from paperkg.extract.training import train_results
 from paperkg.graph.records import Extraction
@@ -425,6 +425,18 @@ def test_baseline_follows_over() -> None:
     (result,) = _results(text, {"GMPO-7B": "Model", "GRPO": "Method"}, "GMPO-7B")
     found = (result.value, result.kind, result.subject, result.baseline)
     assert found == ("4.1%", "delta", "GMPO-7B", "GRPO")
+
+
+@pytest.mark.parametrize(("head", "expected"), [
+    pytest.param("PPO", "Proximal Policy Optimization", id="the-relations-head-by-its-long-form"),
+    pytest.param(None, "Adaptive Margin Tuning", id="no-head-the-first-introduced-method"),
+])
+def test_main_method(head: str | None, expected: str) -> None:
+    text = "We propose Adaptive Margin Tuning (AMT). It beats Proximal Policy Optimization (PPO)."
+    mentions = _ents(text, {"Adaptive Margin Tuning": "Method", "Proximal Policy Optimization": "Method"})
+    introduced = {(m.start, m.end) for m in mentions if m.surface == "Adaptive Margin Tuning"}
+    aliases = [("Adaptive Margin Tuning", "AMT"), ("Proximal Policy Optimization", "PPO")]
+    assert main_method(head, mentions, introduced, aliases) == expected
 
 
 def test_component_on_a_blank_pipeline() -> None:
