@@ -16,6 +16,7 @@ import re
 import sys
 import time
 from dataclasses import dataclass
+from itertools import product
 from pathlib import Path
 
 from spacy.language import Language
@@ -269,6 +270,17 @@ def predict(docs: list[Doc], records: list[dict], heads: M.SparseSoftmax | None 
     return out
 
 
+def relation_pairs_out(docs: list[Doc], records: list[dict], relations: M.SparseSoftmax) -> list[dict]:
+    """Per record: every pair the relation model scores, with its raw probability and whether the union
+    keeps it whatever the model says (a rules' relation off a sure head: what a cut-off above 1 keeps)."""
+    out = []
+    for doc, rec in zip(docs, records, strict=True):
+        ruled = {tuple(r[:3]) for r in R.score_relations(doc, relations, 1.01)}
+        pairs = [[*r[:3], r[4], tuple(r[:3]) in ruled] for r in R.score_relations(doc, relations, 0.0)]
+        out.append({"id": rec["id"], "pairs": pairs})
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     from paperkg.extract.training import cv as CV
     from paperkg.extract.training.evaluate import load_scorer
@@ -293,11 +305,17 @@ def main(argv: list[str] | None = None) -> None:
                         help="train the relation scorer too; compare these raw-probability cut-offs")
     parser.add_argument("--rel-decide", default="", choices=["", "model", "union"],
                         help="the relation model decides over head x entity pairs (with --rel-thresholds)")
+    parser.add_argument("--rel-l2", default="1e-4",
+                        help="with --rel-thresholds: the relation model's L2 penalties to compare")
+    parser.add_argument("--rel-epochs", type=int, default=10)
     parser.add_argument("--rel-heads", type=int, default=1,
                         help="with --rel-decide: pairs of the k likeliest heads")
     parser.add_argument("--rel-head-floor", type=float, default=0.5,
                         help="with --rel-decide union: rules' relations kept only off a head of P >= this")
     parser.add_argument("--out", default="", help="write the first setting's out-of-fold lines here (JSONL)")
+    parser.add_argument("--rel-out", default="",
+                        help="write every out-of-fold (head, relation, tail) pair of the first relation "
+                             "model here (JSONL: raw probability, kept by the rules), to study cut-offs")
     parser.add_argument("--only", type=int, default=0, help="quick look: run only the first N folds")
     parser.add_argument("--self-train", type=int, default=0,
                         help="self-training on the first N unlabelled arXiv abstracts")
@@ -328,6 +346,8 @@ def main(argv: list[str] | None = None) -> None:
     thresholds = [(float(m), float(t)) for m in args.threshold.split(",") for t in args.thresholds.split(",")]
     preds: dict = {t: {} for t in thresholds}
     rel_cuts = [float(c) for c in args.rel_thresholds.split(",") if c]
+    rel_l2s = [float(c) for c in args.rel_l2.split(",") if c]
+    pairs_out: list[dict] = []
     rel_preds: dict = {}
     all_folds = CV.folds(records, args.cv, args.seed)
     if args.only:
@@ -346,22 +366,28 @@ def main(argv: list[str] | None = None) -> None:
                       clusters=clusters, unlabelled=unlabelled, self_train=self_train,
                       typer=not args.no_typer)
         held_docs, held_recs = [docs[i] for i in held], [records[i] for i in held]
-        heads = relations = None
+        heads = None
+        relation_models = {}
         if args.heads or rel_cuts:
             rest_docs = [docs[i] for i in rest]
             mark(rest_docs, model, *thresholds[0], described=not args.no_described)
             if rel_cuts:
-                relations = train_relations(rest_docs, [records[i] for i in rest], seed=args.seed,
-                                            heads=args.heads, decide=args.rel_decide,
-                                            heads_k=args.rel_heads, head_floor=args.rel_head_floor)
-                heads = relations.heads
+                relation_models = {l2: train_relations(rest_docs, [records[i] for i in rest], seed=args.seed,
+                                                       epochs=args.rel_epochs, l2=l2, heads=args.heads,
+                                                       decide=args.rel_decide, heads_k=args.rel_heads,
+                                                       head_floor=args.rel_head_floor)
+                                   for l2 in rel_l2s}
+                heads = next(iter(relation_models.values())).heads
             else:
                 heads = train_heads(rest_docs, [records[i] for i in rest], seed=args.seed)
         for m, t in thresholds:
             mark(held_docs, model, m, t, described=not args.no_described)
             preds[m, t].update(predict(held_docs, held_recs, heads))
-            for cut in rel_cuts:
-                rel_preds.setdefault((m, t, cut), {}).update(
+            if args.rel_out and relation_models and (m, t) == thresholds[0]:
+                first = next(iter(relation_models.values()))
+                pairs_out.extend(relation_pairs_out(held_docs, held_recs, first))
+            for (l2, relations), cut in product(relation_models.items(), rel_cuts):
+                rel_preds.setdefault((m, t, cut, l2), {}).update(
                     predict(held_docs, held_recs, heads, relations, cut))
         print(f"fold {k}: {time.time() - t0:.0f}s, {len(model.weights)} features", file=sys.stderr,
               flush=True)
@@ -370,12 +396,17 @@ def main(argv: list[str] | None = None) -> None:
 
         with open(args.out, "w", encoding="utf-8") as fh:
             fh.writelines(json.dumps(preds[thresholds[0]][r["id"]]) + "\n" for r in records_scored)
+    if args.rel_out:
+        import json
+
+        with open(args.rel_out, "w", encoding="utf-8") as fh:
+            fh.writelines(json.dumps(row) + "\n" for row in pairs_out)
     for m, t in thresholds:
         print(f"mention threshold {m}, name threshold: {t}")
         print(CV.format_table(CV.score_groups(scorer, records_scored, preds[m, t])))
-    for (m, t, cut), found in rel_preds.items():
+    for (m, t, cut, l2), found in rel_preds.items():
         rel = CV.score_groups(scorer, records_scored, found)
-        print(f"mention threshold {m}, name threshold {t}, relation scorer cut-off {cut}: relations "
+        print(f"mention threshold {m}, name threshold {t}, relation L2 {l2:g}, cut-off {cut}: relations "
               + " ".join(f"{g} {v['relations.typed']['p']:.3f}/{v['relations.typed']['r']:.3f}/"
                          f"{v['relations.typed']['f1']:.3f}" for g, v in rel.items()))
 
