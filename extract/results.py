@@ -70,6 +70,7 @@ from paperkg.extract.lexicon.results import (
     RATIO_UNITS,
     REFERENCE_AFTER_RE,
     RESPECTIVELY_RE,
+    SCALE_AFTER_RE,
     SETTING_AFTER_RE,
     SETTING_BEFORE_RE,
     SHARE_AFTER_RE,
@@ -358,7 +359,8 @@ def refused(text: str, number: Number, mentions: list[Ent]) -> bool:
     size or count right after it (`7 B`, `10k images`, `16 frames`), a setting or bound before it
     (`k = 8`, `top-5`, `O(n`), a spread or interval (`+- 0.04`, `95% CI`), a score no one reached
     (`none achieve 50%`), a reference level (`the 50% baseline`, `50% chance`), a duration or volume of
-    data (`1400 hours of speech`), a device's memory (`8 GB GPU`), a year or a decade."""
+    data (`1400 hours of speech`), a device's memory (`8 GB GPU`), a ratio of sizes (`models 10x larger`),
+    a year or a decade."""
     if any(m.start < number.end and number.start < m.end for m in mentions):
         return True
     after = text[number.end:number.end + 24]
@@ -372,6 +374,8 @@ def refused(text: str, number: Number, mentions: list[Ent]) -> bool:
     if number.unit == "GB" and HARDWARE_AFTER_RE.match(after):
         return True
     if number.unit == "deg" and FREEDOM_AFTER_RE.match(after):
+        return True
+    if number.unit in RATIO_UNITS and SCALE_AFTER_RE.match(after):
         return True
     before = text[max(0, number.start - 30):number.start]
     if SETTING_BEFORE_RE.search(before) and not number.unit:

@@ -66,6 +66,10 @@ HOURS_OF_AFTER_RE = re.compile(r"^\s*(?:\)|\$)?\s*of\s+(?!(?:[\w\-]+\s+){0,3}?(?
 HARDWARE_AFTER_RE = re.compile(r"^\s*(?:GPU|HBM|VRAM|RAM|memory)?\s*(?:GPUs?|accelerators?|cards?|"
                                r"devices?)\b(?!\s+(?:memory|footprint|usage))")
 FREEDOM_AFTER_RE = re.compile(r"^\s*of\s+freedom\b")
+# a ratio of sizes, not a result: `outperforms models 10x larger`, `a dataset 50 times larger than`, `the
+# baseline with 8 times more parameters`; a method that needs `10 times fewer parameters` or is `3x
+# smaller` reports its efficiency, and stays
+SCALE_AFTER_RE = re.compile(r"^\s*(?:larger|bigger|as\s+large|more\s+parameters)\b", re.I)
 DATA_UNITS = {"h", "min", "s", "GB"}
 
 # a share of a population, not a score (`which account for 48.6% and 15.2% of the videos`)

@@ -165,6 +165,15 @@ REFUSAL_CASES = [
     pytest.param("A dual-judge protocol reaches inter-judge kappa = 0.88, and Mistral Large exhibited the "
                  "most pronounced effect (rho = -0.734).", {"Mistral Large": "Model"}, ["0.88", "-0.734"],
                  id="agreement-and-correlation-settings"),
+    # ratios of sizes (2410.13116 of results_train, 2508.01242 and 2408.06854 of the 2,500 arXiv abstracts)
+    pytest.param("Finally, we introduce SummLlama3-8b, a model that outperforms the nearly 10x larger "
+                 "Llama3-70b-instruct.", {"SummLlama3-8b": "Model", "Llama3-70b-instruct": "Model"}, ["10x"],
+                 id="a-competitor-ten-times-larger"),
+    pytest.param("This enables the creation of a large-scale dataset with 1500k+ samples, almost 50 times "
+                 "larger than previous methods.", {}, ["50 times"], id="a-dataset-fifty-times-larger"),
+    pytest.param("Even when the parameters are further reduced to 0.17M, it still achieves comparable "
+                 "results to the baseline with 8 times more parameters.", {}, ["8 times"],
+                 id="a-baseline-with-more-parameters"),
     pytest.param("An optimal learning strategy targets points of maximum ambiguity "
                  "($\\mathbb{E}[\\theta]=0.5$).", {}, ["0.5"], id="a-bracketed-expression-equals"),
 ]
@@ -175,6 +184,13 @@ REFUSAL_CASES = [
 def test_refusals(text: str, names: dict[str, str], refused: list[str], learned: bool) -> None:
     values = [r.value for r in _results(text, names, learned=learned)]
     assert not set(values) & set(refused), values
+
+
+def test_needing_fewer_parameters_stays_a_result() -> None:
+    """Efficiency is a result (results_train 7d28408754ab): only a larger size is refused."""
+    text = ("Our model outperforms single-model baselines in balanced accuracy and recall, while using up "
+            "to 10 times fewer parameters than independent models.")
+    assert "10 times" in [r.value for r in _results(text, {"balanced accuracy": "Metric"})]
 
 
 TRACKLET = ("In this paper, we propose a novel framework, TrackletGait, designed to address these challenges "
