@@ -72,9 +72,10 @@ FREEDOM_AFTER_RE = re.compile(r"^\s*of\s+freedom\b")
 SCALE_AFTER_RE = re.compile(r"^\s*(?:larger|bigger|as\s+large|more\s+parameters)\b", re.I)
 DATA_UNITS = {"h", "min", "s", "GB"}
 
-# a share of a population, not a score (`which account for 48.6% and 15.2% of the videos`)
+# a share of a population, not a score (`which account for 48.6% and 15.2% of the videos`, each of a list)
 SHARE_OF_BEFORE_RE = re.compile(r"\baccount(?:s|ed|ing)?\s+for\s+(?:only\s+|about\s+|approximately\s+|"
-                                r"nearly\s+|over\s+|roughly\s+|almost\s+)?[~$\\sim]*\s*$", re.I)
+                                r"nearly\s+|over\s+|roughly\s+|almost\s+)?"
+                                r"(?:[~$\\sim]*\s*[\d.,]+\s*\\?%\s*,?\s*(?:and\s+)?)*[~$\\sim]*\s*$", re.I)
 # the version of a named thing, not a result (`Industry 4.0`, `the Apache 2.0 license`)
 VERSION_NAME_BEFORE_RE = re.compile(r"\b(?:Industry|Apache|Web|Agriculture|Healthcare|Society|Education|"
                                     r"Logistics|Construction)\s+$")
@@ -102,8 +103,8 @@ SETTING_AFTER_RE = re.compile(
 SHARE_AFTER_RE = re.compile(r"^\s*(?:\)|\$)?\s*of (?:the |its |their |a |an )?(?:[\w\-]+ ){0,3}?"
                             r"(?:accuracy|performance|quality|score|capabilit\w+|ability|cost|costs|"
                             r"compute|memory|time|latency|energy|FLOPs|tokens)\b", re.I)
-# a spread or an interval, not a result: `0.70 +- 0.04`, `$\pm 1.2$`, `95% CI`
-SPREAD_BEFORE_RE = re.compile(r"(?:\+-|\+/-|\\pm|\u00b1)\s*\$?\s*$")
+# a spread or an interval, not a result: `0.70 +- 0.04`, `$\pm 1.2$`, `95% CI`, `95% CI = 2.28-4.90`
+SPREAD_BEFORE_RE = re.compile(r"(?:\+-|\+/-|\\pm|\u00b1|\bCI\s*[=:]?\s*[\[(]?)\s*\$?\s*$")
 SPREAD_AFTER_RE = re.compile(r"^\s*(?:CI|confidence interval)\b")
 # markup or words allowed between `$` and the number (`$\sim$60`, `$\approx 95$`)
 APPROX_RE = re.compile(r"(?:\$?\\sim\$?|\$?\\approx\$?|~|\u223c|\u2248)\s*$")

@@ -159,6 +159,12 @@ REFUSAL_CASES = [
                  "accounting for only 50% of security incidents.", {}, ["50%"], id="accounting-for-a-share"),
     pytest.param("These websites primarily include YouTube and TikTok, which account for 48.6% and 15.2% "
                  "of the videos, respectively.", {}, ["48.6%"], id="account-for-a-share"),
+    pytest.param("These websites primarily include YouTube and TikTok, which account for 48.6%, 15.2% and "
+                 "3.1% of the videos.", {}, ["15.2%", "3.1%"], id="each-share-of-a-list"),
+    # a confidence interval after its name (results_train 2510.14800)
+    pytest.param("Prognostic performance for five-year OS (AUC = 0.70 +- 0.04; HR = 3.34, 95% CI = "
+                 "2.28-4.90; p < 0.0001), outperforming existing CRC-specific models.", {"AUC": "Metric"},
+                 ["2.28-4.90", "0.04"], id="a-confidence-interval"),
     pytest.param("We release all our long-context Granite code models under an Apache 2.0 license. In the "
                  "dynamic landscape of Industry 4.0, efficiency is essential.", {}, ["2.0", "4.0"],
                  id="versions-of-names"),
