@@ -63,6 +63,8 @@ from paperkg.extract.lexicon.results import (
     GLUED_BEFORE_RE,
     HARDWARE_AFTER_RE,
     HOURS_OF_AFTER_RE,
+    HUMAN_AFTER_RE,
+    HUMAN_BEFORE_RE,
     LIST_GAP_RE,
     NEGATED_BEFORE_RE,
     OWN_CUT_RE,
@@ -360,7 +362,7 @@ def refused(text: str, number: Number, mentions: list[Ent]) -> bool:
     (`k = 8`, `top-5`, `O(n`), a spread or interval (`+- 0.04`, `95% CI`), a score no one reached
     (`none achieve 50%`), a reference level (`the 50% baseline`, `50% chance`), a duration or volume of
     data (`1400 hours of speech`), a device's memory (`8 GB GPU`), a ratio of sizes (`models 10x larger`),
-    a year or a decade."""
+    people's scores (`>90% for humans`), a year or a decade."""
     if any(m.start < number.end and number.start < m.end for m in mentions):
         return True
     after = text[number.end:number.end + 24]
@@ -387,6 +389,8 @@ def refused(text: str, number: Number, mentions: list[Ent]) -> bool:
     if NEGATED_BEFORE_RE.search(before) or SHARE_OF_BEFORE_RE.search(before):
         return True
     if VERSION_NAME_BEFORE_RE.search(before):
+        return True
+    if HUMAN_AFTER_RE.match(after) or HUMAN_BEFORE_RE.search(text[max(0, number.start - 80):number.start]):
         return True
     if REFERENCE_AFTER_RE.match(after):
         return True

@@ -76,6 +76,17 @@ DATA_UNITS = {"h", "min", "s", "GB"}
 SHARE_OF_BEFORE_RE = re.compile(r"\baccount(?:s|ed|ing)?\s+for\s+(?:only\s+|about\s+|approximately\s+|"
                                 r"nearly\s+|over\s+|roughly\s+|almost\s+)?"
                                 r"(?:[~$\\sim]*\s*[\d.,]+\s*\\?%\s*,?\s*(?:and\s+)?)*[~$\\sim]*\s*$", re.I)
+# people's scores, not a method's or model's result (`compared to >90% for humans`, `three participants
+# reach 87.3-93.3% categorical accuracy`, read over 80 characters before the number); a method's
+# agreement *with* human experts stays
+_PEOPLE = (r"(?:humans?|human\s+(?:experts?|annotators?|participants?|raters?|subjects?)|participants|"
+           r"annotators|radiologists|clinicians|physicians|people)")
+HUMAN_AFTER_RE = re.compile(r"^\s*for\s+(?:the\s+|average\s+|expert\s+)?" + _PEOPLE + r"\b", re.I)
+HUMAN_BEFORE_RE = re.compile(r"\b" + _PEOPLE + r"\s+(?:only\s+|still\s+|typically\s+|on\s+average\s+)?"
+                             r"(?:reach|achiev|attain|scor|obtain)\w*\s+(?:an?\s+|only\s+|about\s+|around\s+)?"
+                             # each number of a list they reach (`87.3-93.3% categorical accuracy and 76-92%`)
+                             r"(?:[~$\\sim]*\s*[\d.,\-]+\s*\\?%?\s+[\w\- ]{0,40}?\s*(?:,|and|,\s*and)\s+)*"
+                             r"[~$\\sim]*\s*$", re.I)
 # the version of a named thing, not a result (`Industry 4.0`, `the Apache 2.0 license`)
 VERSION_NAME_BEFORE_RE = re.compile(r"\b(?:Industry|Apache|Web|Agriculture|Healthcare|Society|Education|"
                                     r"Logistics|Construction)\s+$")

@@ -165,6 +165,15 @@ REFUSAL_CASES = [
     pytest.param("Prognostic performance for five-year OS (AUC = 0.70 +- 0.04; HR = 3.34, 95% CI = "
                  "2.28-4.90; p < 0.0001), outperforming existing CRC-specific models.", {"AUC": "Metric"},
                  ["2.28-4.90", "0.04"], id="a-confidence-interval"),
+    # people's scores (results_train 2512.16899; 2608.00473 of the 2,500 arXiv abstracts)
+    pytest.param("GPT-5 and Gemini 2.5 Pro reach 66-75% accuracy, compared to >90% for humans, yet surpass "
+                 "the widely used GPT-4o (59%).",
+                 {"GPT-5": "Model", "Gemini 2.5 Pro": "Model", "GPT-4o": "Model", "accuracy": "Metric"},
+                 [">90%", "90%"], id="a-score-for-humans"),
+    pytest.param("Three architecture-trained participants reach 87.3-93.3% categorical accuracy and 76-92% "
+                 "GT-region hit, supporting task feasibility.", {"categorical accuracy": "Metric"},
+                 ["87.3-93.3%", "76-92%"],
+                 id="participants-reach"),
     pytest.param("We release all our long-context Granite code models under an Apache 2.0 license. In the "
                  "dynamic landscape of Industry 4.0, efficiency is essential.", {}, ["2.0", "4.0"],
                  id="versions-of-names"),
@@ -197,6 +206,11 @@ def test_needing_fewer_parameters_stays_a_result() -> None:
     text = ("Our model outperforms single-model baselines in balanced accuracy and recall, while using up "
             "to 10 times fewer parameters than independent models.")
     assert "10 times" in [r.value for r in _results(text, {"balanced accuracy": "Metric"})]
+
+
+def test_agreement_with_human_experts_stays_a_result() -> None:
+    text = "On the held-out dataset, DICE achieves 85.7% agreement with human experts."
+    assert "85.7%" in [r.value for r in _results(text, {"DICE": "Method"})]
 
 
 TRACKLET = ("In this paper, we propose a novel framework, TrackletGait, designed to address these challenges "
