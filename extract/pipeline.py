@@ -112,10 +112,10 @@ def build_nlp(mode: str = "default", ner_path: str | Path | None = None,
 def load_pipeline(mode: str = "default") -> Language:
     """paperkg's extractor as a spaCy `Language` (`paperkg.load_pipeline()`): what `paperkg build`
     and `paperkg extract` run. `nlp(text).spans["paperkg"]` holds the entities (label = type), and
-    `doc._.paperkg_aliases`, `doc._.paperkg_relations` and `doc._.paperkg_results` the acronym
-    pairs, relations and reported results (`doc_utils`). `nlp.to_disk(d)` saves it with its learned
-    weights, and `spacy.load(d)` loads it in any process (the components are `spacy_factories`
-    entry points). `mode="rules"` leaves out the learned parts.
+    `doc._.paperkg_aliases`, `doc._.paperkg_relations`, `doc._.paperkg_head` and `doc._.paperkg_results`
+    the acronym pairs, relations, the paper's own method and reported results (`doc_utils`).
+    `nlp.to_disk(d)` saves it with its learned weights, and `spacy.load(d)` loads it in any process
+    (the components are `spacy_factories` entry points). `mode="rules"` leaves out the learned parts.
 
     `Extractor` (and so the CLI) reads LaTeX spacing (`~`, `\\,`) as spaces before tokenizing
     (`doc_utils.make_doc`); `nlp(text)` tokenizes the text as given."""

@@ -248,8 +248,9 @@ def scored_relations(doc: Doc, model: SparseSoftmax, min_probability: float | No
     Otherwise the rules decide: their relations the model gives at least `min_probability` (raw;
     default: the model's own, else all). The probability appended is calibrated.
 
-    Also the paper's own method as the results read it: the head of the first relation kept at raw
-    probability >= the calibration's `main_min_probability` (default: `min_probability`). A cut-off
+    Also the paper's own method as the results read it: the head of the first relation that the union
+    keeps whatever the model says or that has raw probability >= the calibration's
+    `main_min_probability` (default: `min_probability`). A cut-off
     low enough to add relations is too low to name the method a result falls back on (extract/README.md,
     "The union's cut-off"), so the two are set apart."""
     cal = model.calibration
@@ -273,21 +274,24 @@ def scored_relations(doc: Doc, model: SparseSoftmax, min_probability: float | No
     top = pairs[0][0]
     for (head, tail, _feats, rule), row in zip(pairs, probs, strict=True):
         keep_rule = decide == "union" and rule is not None and head == top and sure_head
+        repeated = False
         if decide and not keep_rule:
             typed = row.copy()
             typed[none] = -1.0
             label = model.labels[int(typed.argmax())]
-            if (head, tail) in seen or (tail, head) in seen:
-                continue
-            sentence = rule[3] if rule is not None else _first_sentence(doc, tail)
-            rel = [head, label, tail, sentence]
+            repeated = (head, tail) in seen or (tail, head) in seen
+            rel = [head, label, tail, 0]
         else:
             rel = rule
             label = rule[1]
         prob = float(row[model.labels.index(label)])
+        # before the repeat check: a pair the lower cut-off kept must not hide, in reverse, the first
+        # relation the main cut-off would keep (so `main` is what the main cut-off alone would give)
         if main is None and (prob >= main_probability or keep_rule):
             main = rel[0]
-        if prob >= min_probability or keep_rule:
+        if not repeated and (prob >= min_probability or keep_rule):
+            if rel is not rule:
+                rel[3] = rule[3] if rule is not None else _first_sentence(doc, tail)
             seen.add((head, tail))
             out.append([*rel, round(calibrate(prob, table), 4)])
     return out, main

@@ -108,8 +108,8 @@ class Ent:
 
 
 class ResultFinder(LearnedWeights):
-    """Pipeline component `paperkg_results` (last: it reads the mentions, aliases and relations); the
-    learned linker, if loaded, is saved with the pipeline."""
+    """Pipeline component `paperkg_results` (last: it reads the mentions, aliases and the paper's method,
+    `doc._.paperkg_head`); the learned linker, if loaded, is saved with the pipeline."""
 
     weights_class = Linker
     weights_file = FILE_NAME
@@ -386,11 +386,12 @@ def refused(text: str, number: Number, mentions: list[Ent]) -> bool:
         return True
     if SPREAD_BEFORE_RE.search(before) or SPREAD_AFTER_RE.match(after):
         return True
-    if NEGATED_BEFORE_RE.search(before) or SHARE_OF_BEFORE_RE.search(before):
+    wide = text[max(0, number.start - 80):number.start]     # lists before the number
+    if NEGATED_BEFORE_RE.search(before) or SHARE_OF_BEFORE_RE.search(wide):
         return True
     if VERSION_NAME_BEFORE_RE.search(before):
         return True
-    if HUMAN_AFTER_RE.match(after) or HUMAN_BEFORE_RE.search(text[max(0, number.start - 80):number.start]):
+    if (HUMAN_AFTER_RE.match(after) and not DELTA_BEFORE_RE.search(before)) or HUMAN_BEFORE_RE.search(wide):
         return True
     if REFERENCE_AFTER_RE.match(after):
         return True

@@ -315,7 +315,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", default="", help="write the first setting's out-of-fold lines here (JSONL)")
     parser.add_argument("--rel-out", default="",
                         help="write every out-of-fold (head, relation, tail) pair of the first relation "
-                             "model here (JSONL: raw probability, kept by the rules), to study cut-offs")
+                             "model here (JSONL: its probability, raw as no fold model is calibrated, and "
+                             "whether the union keeps it unscored), to study cut-offs")
     parser.add_argument("--only", type=int, default=0, help="quick look: run only the first N folds")
     parser.add_argument("--self-train", type=int, default=0,
                         help="self-training on the first N unlabelled arXiv abstracts")
@@ -346,7 +347,7 @@ def main(argv: list[str] | None = None) -> None:
     thresholds = [(float(m), float(t)) for m in args.threshold.split(",") for t in args.thresholds.split(",")]
     preds: dict = {t: {} for t in thresholds}
     rel_cuts = [float(c) for c in args.rel_thresholds.split(",") if c]
-    rel_l2s = [float(c) for c in args.rel_l2.split(",") if c]
+    rel_l2s = [float(c) for c in args.rel_l2.split(",") if c] or [1e-4]
     pairs_out: list[dict] = []
     rel_preds: dict = {}
     all_folds = CV.folds(records, args.cv, args.seed)
