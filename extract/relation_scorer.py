@@ -280,7 +280,7 @@ def scored_relations(doc: Doc, model: SparseSoftmax, min_probability: float | No
             typed[none] = -1.0
             label = model.labels[int(typed.argmax())]
             repeated = (head, tail) in seen or (tail, head) in seen
-            rel = [head, label, tail, 0]
+            rel = None
         else:
             rel = rule
             label = rule[1]
@@ -288,10 +288,10 @@ def scored_relations(doc: Doc, model: SparseSoftmax, min_probability: float | No
         # before the repeat check: a pair the lower cut-off kept must not hide, in reverse, the first
         # relation the main cut-off would keep (so `main` is what the main cut-off alone would give)
         if main is None and (prob >= main_probability or keep_rule):
-            main = rel[0]
+            main = head if rel is None else rel[0]
         if not repeated and (prob >= min_probability or keep_rule):
-            if rel is not rule:
-                rel[3] = rule[3] if rule is not None else _first_sentence(doc, tail)
+            if rel is None:
+                rel = [head, label, tail, rule[3] if rule is not None else _first_sentence(doc, tail)]
             seen.add((head, tail))
             out.append([*rel, round(calibrate(prob, table), 4)])
     return out, main

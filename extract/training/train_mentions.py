@@ -378,15 +378,15 @@ def main(argv: list[str] | None = None) -> None:
                                                        decide=args.rel_decide, heads_k=args.rel_heads,
                                                        head_floor=args.rel_head_floor)
                                    for l2 in rel_l2s}
-                heads = next(iter(relation_models.values())).heads
+                first_relations = next(iter(relation_models.values()))
+                heads = first_relations.heads
             else:
                 heads = train_heads(rest_docs, [records[i] for i in rest], seed=args.seed)
         for m, t in thresholds:
             mark(held_docs, model, m, t, described=not args.no_described)
             preds[m, t].update(predict(held_docs, held_recs, heads))
             if args.rel_out and relation_models and (m, t) == thresholds[0]:
-                first = next(iter(relation_models.values()))
-                pairs_out.extend(relation_pairs_out(held_docs, held_recs, first))
+                pairs_out.extend(relation_pairs_out(held_docs, held_recs, first_relations))
             for (l2, relations), cut in product(relation_models.items(), rel_cuts):
                 rel_preds.setdefault((m, t, cut, l2), {}).update(
                     predict(held_docs, held_recs, heads, relations, cut))

@@ -83,10 +83,10 @@ def predicted_inputs(records: list[dict], model_dir: Path | None = None) -> list
     relation component names it) with the entity and relation models of `model_dir` (the shipped ones
     by default)."""
     from paperkg.extract.doc_utils import make_doc
-    from paperkg.extract.pipeline import Extractor, doc_to_extraction
+    from paperkg.extract.pipeline import build_nlp, doc_to_extraction
 
     out = []
-    nlp = Extractor(ner_path="none", model_dir=model_dir).nlp
+    nlp = build_nlp("default", ner_path="none", model_dir=model_dir)
     docs = ((make_doc(nlp, r["abstract"]), r["id"]) for r in records)
     for doc, paper_id in nlp.pipe(docs, as_tuples=True):
         ex = doc_to_extraction(doc, paper_id)
