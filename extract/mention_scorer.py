@@ -1,5 +1,5 @@
-"""Learned mention scorer: one softmax regression decides, for every candidate span, whether it is an
-entity and of which type, with a probability.
+"""Learned mention scorer: one softmax decides, for every candidate span, whether it is an entity and of
+which type, with a probability (over a tanh hidden layer when the model has one: `SparseSoftmax.output`).
 
 Candidates are what the rules proposed (acronyms, model names, gazetteer hits, introduced phrases,
 name shapes: `doc.spans["paperkg_cands"]`) together with every prefix and suffix of every
@@ -12,6 +12,7 @@ that probability is the mention's confidence.
 
 from __future__ import annotations
 
+import base64
 import itertools
 import json
 import re
@@ -40,7 +41,9 @@ _DIGIT = re.compile(r"\d")
 
 
 class SparseSoftmax:
-    """Multinomial logistic regression over sparse binary features (weights: feature -> row).
+    """Multinomial logistic regression over sparse binary features (weights: feature -> row), or with
+    `output` a softmax over one tanh hidden layer: each feature's row is then its hidden-layer weights,
+    summed per candidate as before (so the compiled scorer is unchanged) and passed through `activate`.
 
     `lexicon` and `clusters` are the mention scorer's outside name kinds and word classes; `heads` is the
     relation scorer's head chooser and `typer` the mention scorer's P(type | entity) (`_typed_rows`),
@@ -49,8 +52,9 @@ class SparseSoftmax:
     def __init__(self, labels: list[str], weights: dict[str, list[float]], bias: list[float] | None = None,
                  calibration: dict | None = None, lexicon: dict[str, str] | None = None,
                  clusters: dict[str, str] | None = None, heads: SparseSoftmax | None = None,
-                 typer: SparseSoftmax | None = None) -> None:
+                 typer: SparseSoftmax | None = None, output: list[list[float]] | None = None) -> None:
         self.labels = labels
+        self.output = numpy.array(output, dtype=numpy.float64) if output is not None else None
         self.heads = heads
         self.typer = typer
         self.lexicon = lexicon
@@ -58,7 +62,8 @@ class SparseSoftmax:
         self.weights = weights
         self.calibration = calibration or {}
         self._rows = {f: i for i, f in enumerate(weights)}
-        self._matrix = numpy.array([*weights.values(), [0.0] * len(labels)], dtype=numpy.float64)
+        width = len(labels) if self.output is None else self.output.shape[0] - 1
+        self._matrix = numpy.array([*weights.values(), [0.0] * width], dtype=numpy.float64)
 
     @classmethod
     def from_disk(cls, path: str | Path) -> SparseSoftmax:
@@ -73,15 +78,32 @@ class SparseSoftmax:
         if typer:
             typer = cls(typer["labels"], typer["weights"], lexicon=data.get("lexicon"),
                         clusters=data.get("clusters"))
-        return cls(data["labels"], data["weights"], calibration=data.get("calibration"),
-                   lexicon=data.get("lexicon"), clusters=data.get("clusters"), heads=heads, typer=typer)
+        weights = data["weights"]
+        if weights is None:     # a hidden layer's rows, packed (`to_dict`)
+            packed = data["packed"]
+            matrix = numpy.frombuffer(base64.b64decode(packed["float16"]), dtype=numpy.float16)
+            weights = dict(zip(packed["features"], matrix.reshape(len(packed["features"]), -1).astype(float),
+                               strict=True))
+        return cls(data["labels"], weights, calibration=data.get("calibration"),
+                   lexicon=data.get("lexicon"), clusters=data.get("clusters"), heads=heads, typer=typer,
+                   output=data.get("output"))
 
     def to_dict(self) -> dict:
-        return {"labels": self.labels, "weights": self.weights, "calibration": self.calibration,
+        """Rows as JSON lists; a hidden layer's rows, 32 numbers a feature where the linear model has 7,
+        packed as float16 (a third of the size of the lists at 4 decimals, within their rounding)."""
+        weights: dict | None = self.weights
+        packed = None
+        if self.output is not None:
+            rows = numpy.array(list(self.weights.values()), dtype=numpy.float16)
+            packed = {"features": list(self.weights),
+                      "float16": base64.b64encode(rows.tobytes()).decode("ascii")}
+            weights = None
+        return {"labels": self.labels, "weights": weights, "packed": packed, "calibration": self.calibration,
                 "lexicon": self.lexicon, "clusters": self.clusters,
                 "heads": self.heads.to_dict() if self.heads is not None else None,
                 "typer": ({"labels": self.typer.labels, "weights": self.typer.weights}
-                          if self.typer is not None else None)}
+                          if self.typer is not None else None),
+                "output": self.output.tolist() if self.output is not None else None}
 
     def to_disk(self, path: str | Path) -> None:
         with open(path, "w", encoding="utf-8") as handle:
@@ -96,7 +118,13 @@ class SparseSoftmax:
             starts.append(len(idx))
             found = [r for r in map(get, feats) if r is not None]
             idx.extend(found or (unknown,))
-        return numpy.add.reduceat(self._matrix[numpy.array(idx)], numpy.array(starts), axis=0)
+        return self.activate(numpy.add.reduceat(self._matrix[numpy.array(idx)], numpy.array(starts), axis=0))
+
+    def activate(self, sums: numpy.ndarray) -> numpy.ndarray:
+        """The label scores of summed feature rows: the rows themselves, or through the hidden layer."""
+        if self.output is None:
+            return sums
+        return numpy.tanh(sums) @ self.output[:-1] + self.output[-1]
 
     def probabilities(self, feature_lists: list[list[str]]) -> numpy.ndarray:
         if not feature_lists:
@@ -469,7 +497,7 @@ def candidate_scores(doc: Doc, model: SparseSoftmax, cands: dict[tuple[int, int]
         if len({s for s, _ in sources}) > 1:
             idx.append(row("src=multi"))
     scores += numpy.add.reduceat(matrix[idx], offsets, axis=0)
-    return scores
+    return model.activate(scores)
 
 
 def _sentence_vectors(doc: Doc, view: TokenView, fr: FeatureRows) -> numpy.ndarray:

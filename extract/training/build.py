@@ -42,6 +42,7 @@ class Settings:
     l2: float = 1e-5
     lr: float = 0.2
     min_count: int = 2
+    hidden: int = 0
     threshold: float = 0.4
     name_threshold: float = 0.1
     rel_epochs: int = 10
@@ -91,7 +92,7 @@ def train_models(docs, records: list[dict], settings: Settings, lexicon: dict[st
     """(mention model, relation model) trained on docs that went through the rule components."""
     mentions = T.train(docs, records, epochs=settings.epochs, l2=settings.l2, lr=settings.lr,
                        seed=settings.seed, min_count=settings.min_count, lexicon=lexicon,
-                       typer=settings.typer, **(unlabelled or {}))
+                       typer=settings.typer, hidden=settings.hidden, **(unlabelled or {}))
     T.mark(docs, mentions, settings.threshold, settings.name_threshold, settings.described)
     relations = T.train_relations(docs, records, epochs=settings.rel_epochs, seed=settings.seed,
                                   heads=settings.heads, decide=settings.rel_decide,

@@ -101,7 +101,7 @@ def coverage(docs: list[Doc], records: list[dict]) -> float:
 def train(docs: list[Doc], records: list[dict], *, epochs: int = 8, l2: float = 1e-5, lr: float = 0.2,
           seed: int = 13, min_count: int = 1, lexicon: dict[str, str] | None = None,
           clusters: dict[str, str] | None = None, unlabelled: list[list[list[str]]] | None = None,
-          self_train: SelfTrain | None = None, typer: bool = True) -> M.SparseSoftmax:
+          self_train: SelfTrain | None = None, typer: bool = True, hidden: int = 0) -> M.SparseSoftmax:
     """The mention scorer; with `unlabelled` (the candidates' features of unlabelled docs,
     `unlabelled_rows`) and `self_train`, retrained `rounds` times on the gold rows plus the previous
     model's confident predictions on the unlabelled docs (self-training). With `typer`, its nested
@@ -110,17 +110,21 @@ def train(docs: list[Doc], records: list[dict], *, epochs: int = 8, l2: float = 
     gold_rows = instances(docs, records, lexicon, clusters)
 
     def fit(rows: list[tuple[list[str], int]], labels: list[str],
-            ex_weights: list[float] | None = None) -> M.SparseSoftmax:
+            ex_weights: list[float] | None = None, width: int = 0) -> M.SparseSoftmax:
+        if width:
+            weights, output = sparse.train_mlp(rows, len(labels), hidden=width, epochs=epochs, l2=l2, lr=lr,
+                                               seed=seed, min_count=min_count, weights=ex_weights)
+            return M.SparseSoftmax(labels, weights, lexicon=lexicon, clusters=clusters, output=output)
         weights = sparse.train_softmax(rows, len(labels), epochs=epochs, l2=l2, lr=lr, seed=seed,
                                        min_count=min_count, weights=ex_weights)
         return M.SparseSoftmax(labels, weights, lexicon=lexicon, clusters=clusters)
 
-    model = fit(gold_rows, LABELS)
+    model = fit(gold_rows, LABELS, width=hidden)
     if unlabelled and self_train is not None:
         for _round in range(self_train.rounds):
             pseudo = pseudo_instances(unlabelled, model, self_train, seed)
             model = fit(gold_rows + pseudo, LABELS,
-                        [1.0] * len(gold_rows) + [self_train.weight] * len(pseudo))
+                        [1.0] * len(gold_rows) + [self_train.weight] * len(pseudo), width=hidden)
     if typer:
         none = LABELS.index(M.LABELS_O)
         model.typer = fit([(f, ENTITY_TYPES.index(LABELS[y])) for f, y in gold_rows if y != none],
@@ -189,7 +193,7 @@ def mark(docs: list[Doc], model: M.SparseSoftmax, threshold: float, name_thresho
     scorer = M.MentionScorer("paperkg_mentions", threshold=threshold)
     scorer.model = M.SparseSoftmax(model.labels, model.weights, lexicon=model.lexicon,
                                    calibration={**model.calibration, "name_threshold": name_threshold},
-                                   clusters=model.clusters, typer=model.typer)
+                                   clusters=model.clusters, typer=model.typer, output=model.output)
     for doc in docs:
         scorer(doc)
         if described:
@@ -328,6 +332,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-described", action="store_true",
                         help="leave out the unnamed methods papers introduce (described_methods.py)")
     parser.add_argument("--no-typer", action="store_true", help="types from the joint model alone")
+    parser.add_argument("--hidden", type=int, default=0,
+                        help="the mention model's tanh hidden layer, this wide (0: a linear softmax)")
     parser.add_argument("--train-fraction", type=float, default=1.0,
                         help="train each fold on this share of the other folds (a learning curve)")
     args = parser.parse_args(argv)
@@ -365,7 +371,7 @@ def main(argv: list[str] | None = None) -> None:
         model = train([docs[i] for i in rest], [records[i] for i in rest], epochs=args.epochs, l2=args.l2,
                       lr=args.lr, seed=args.seed, min_count=args.min_count, lexicon=lexicon,
                       clusters=clusters, unlabelled=unlabelled, self_train=self_train,
-                      typer=not args.no_typer)
+                      typer=not args.no_typer, hidden=args.hidden)
         held_docs, held_recs = [docs[i] for i in held], [records[i] for i in held]
         heads = None
         relation_models = {}

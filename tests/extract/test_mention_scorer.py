@@ -57,13 +57,24 @@ def shipped_model(nlp: Language) -> M.SparseSoftmax:
     return nlp.get_pipe("paperkg_mentions").model
 
 
-@pytest.mark.parametrize(("part", "outside"), [("joint", True), ("joint", False), ("typer", True)],
-                         ids=["lexicon+clusters", "no lexicon or clusters", "typer"])
+def with_hidden_layer(model: M.SparseSoftmax) -> M.SparseSoftmax:
+    """The model's rows read as a hidden layer as wide as they are, under a random output layer: the
+    compiled path must apply the layer after summing, as `scores` does."""
+    width = model._matrix.shape[1]
+    output = numpy.random.default_rng(0).normal(0.0, 1.0, (width + 1, len(model.labels)))
+    return M.SparseSoftmax(model.labels, model.weights, lexicon=model.lexicon, clusters=model.clusters,
+                           output=output)
+
+
+@pytest.mark.parametrize(("part", "outside"), [("joint", True), ("joint", False), ("typer", True),
+                                               ("hidden", True)],
+                         ids=["lexicon+clusters", "no lexicon or clusters", "typer", "hidden layer"])
 def test_compiled_scores_equal_the_string_features(scored_docs: tuple, part: str, outside: bool) -> None:
     nlp, docs = scored_docs
-    model = shipped_model(nlp) if part == "joint" else shipped_model(nlp).typer
+    model = {"joint": shipped_model(nlp), "typer": shipped_model(nlp).typer,
+             "hidden": with_hidden_layer(shipped_model(nlp).typer)}[part]
     if not outside:  # the features skip word classes and outside kinds: so must the compiled path
-        model = M.SparseSoftmax(model.labels, model.weights)
+        model = M.SparseSoftmax(model.labels, model.weights, output=model.output)
     checked = 0
     for doc in docs:
         view = TokenView.of(doc)
@@ -82,7 +93,7 @@ def test_new_words_after_the_cache_is_full_still_score_the_same(scored_docs: tup
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     nlp, docs = scored_docs
     model = M.SparseSoftmax(shipped_model(nlp).labels, shipped_model(nlp).weights,
-                            clusters=shipped_model(nlp).clusters)
+                            clusters=shipped_model(nlp).clusters, output=shipped_model(nlp).output)
     monkeypatch.setattr(M, "_CACHE_LIMIT", 50)  # the word table is emptied and refilled many times
     for doc in docs[:8]:
         cands, feats = M.features_of(doc, model)
@@ -156,3 +167,16 @@ def test_a_nested_typer_is_saved_and_shares_its_parents_lexicon_and_clusters(tmp
     assert (back.typer.labels, back.typer.weights) == (list(ENTITY_TYPES), typer.weights)
     assert (back.typer.lexicon, back.typer.clusters) == ({"vqa": "Task"}, {"visual": "c1"})
     assert "lexicon" not in json.loads((tmp_path / "m.json").read_text())["typer"]
+
+
+def test_a_hidden_layer_is_saved_packed_and_scores_as_before(tmp_path: Path) -> None:
+    rng = numpy.random.default_rng(1)
+    weights = {VQA: rng.normal(0.0, 0.3, 16).tolist(), "bias": rng.normal(0.0, 0.3, 16).tolist()}
+    model = M.SparseSoftmax(JOINT_LABELS, weights, output=rng.normal(0.0, 1.0, (17, len(JOINT_LABELS))))
+    model.to_disk(tmp_path / "m.json")
+    saved = json.loads((tmp_path / "m.json").read_text())
+    assert saved["weights"] is None and saved["packed"]["features"] == [VQA, "bias"]
+    back = M.SparseSoftmax.from_disk(tmp_path / "m.json")
+    feats = [[VQA, "bias"], ["bias"], ["never seen"]]
+    assert numpy.abs(back.scores(feats) - model.scores(feats)).max() < 1e-2   # float16 rows
+    assert back.scores(feats).argmax(axis=1).tolist() == model.scores(feats).argmax(axis=1).tolist()
