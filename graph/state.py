@@ -75,6 +75,11 @@ LEGACY_FILE = "graph.pickle"
 OWNER_FILE = "build.owner"
 # How often a waiting build retries the write lock (it prints its message once).
 _LOCK_POLL_MS = 200
+# How long any other statement waits for a lock SQLite holds for a moment: a checkpoint, the
+# recovery of a killed build's log, another process's first read of a new store. On a disk
+# saturated by another build these took longer than the poll above, and a second build exited
+# "database is locked" where it had only to wait.
+_BUSY_WAIT_S = 60.0
 # Papers a build derives (and checks for extraction) at a time: a batch's extractions and rows are
 # what it holds in memory (about 1 GB per 50k synthetic papers), and every batch re-reads the
 # aggregates of the entities and relations it touches, so batches are as big as memory allows.
@@ -100,7 +105,8 @@ _WAL_LIMIT_BYTES = 64 * 2**20
 _LEGACY_TEMP_GLOB = ".graph-*.tmp"
 
 # SQLite's primary result codes (`sqlite_errorcode & 0xff`) that name a store failure.
-_SQLITE_PERM, _SQLITE_READONLY, _SQLITE_IOERR, _SQLITE_CORRUPT = 3, 8, 10, 11
+_SQLITE_PERM, _SQLITE_BUSY, _SQLITE_LOCKED = 3, 5, 6
+_SQLITE_READONLY, _SQLITE_IOERR, _SQLITE_CORRUPT = 8, 10, 11
 _SQLITE_FULL, _SQLITE_CANTOPEN, _SQLITE_NOTADB = 13, 14, 26
 
 _SCHEMA = """
@@ -229,6 +235,12 @@ def store_error(err: BaseException, path: Path) -> PaperkgError:
             isinstance(err, sqlite3.DatabaseError) and not isinstance(err, sqlite3.OperationalError)) or (
             str(err) == "malformed JSON"):         # a JSON column SQLite itself parsed (`lean_rows`)
         return StoreCorruptError(f"the store {path} is damaged: {_reason(err)}", rebuild_hint(path))
+    if code in (_SQLITE_BUSY, _SQLITE_LOCKED):
+        return StoreUnavailableError(
+            f"the store {path} is in use: another process held its lock for more than "
+            f"{_BUSY_WAIT_S:g} s ({_reason(err)})",
+            "try again when the other process is done (a build of this store names its process in "
+            f"{OWNER_FILE} there); the store is as it was before this command")
     return StoreUnavailableError(f"cannot use the store {path}: {_reason(err)}",
                                  "check the directory's permissions and free space")
 
@@ -313,6 +325,17 @@ def _busy(err: sqlite3.OperationalError) -> bool:
     return "locked" in str(err) or "busy" in str(err)
 
 
+@contextlib.contextmanager
+def _polling(db: sqlite3.Connection) -> Iterator[None]:
+    """Statements inside give up on a held lock after `_LOCK_POLL_MS` (the caller retries, or
+    reports that it waits) instead of waiting `_BUSY_WAIT_S`."""
+    db.execute(f"PRAGMA busy_timeout = {_LOCK_POLL_MS}")
+    try:
+        yield
+    finally:
+        db.execute(f"PRAGMA busy_timeout = {int(_BUSY_WAIT_S * 1000)}")
+
+
 def _until_free(statement: Callable[[], object]) -> None:
     """Run `statement`, retrying while another connection holds the database's lock."""
     while True:
@@ -379,10 +402,11 @@ class BuildState:
                 try:
                     self._db = self._connect(self._read_uri, uri=True)
                     version = self._db.execute("PRAGMA user_version").fetchone()[0]
-                except sqlite3.OperationalError:
+                except sqlite3.OperationalError as err:
                     # A full disk: SQLite cannot size the `-shm` index it needs for `mode=ro`. With
                     # no log to read, nobody is writing (nobody can), and the file alone is the store.
-                    if _wal_bytes(db) or "immutable" in self._read_uri:
+                    # A held lock is not that: someone is writing.
+                    if _busy(err) or _wal_bytes(db) or "immutable" in self._read_uri:
                         raise
                     self._read_uri = _immutable_uri(db)
                     self._db = self._connect(self._read_uri, uri=True)
@@ -411,7 +435,7 @@ class BuildState:
         # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE ... COMMIT), never
         # opened behind our back by the module.
         db = sqlite3.connect(target, uri=uri, isolation_level=None, check_same_thread=False,
-                             timeout=_LOCK_POLL_MS / 1000)
+                             timeout=_BUSY_WAIT_S)
         # SQLite's default page cache is 2 MB; a build's lookups over a store of 100k papers
         # (GBs) would go to the OS for nearly every page.
         db.execute(f"PRAGMA cache_size = -{_CACHE_KIB}")
@@ -452,7 +476,8 @@ class BuildState:
         caller to look again. A statement may be a function of the connection (a migration that
         computes in Python)."""
         try:
-            self._db.execute("BEGIN IMMEDIATE")
+            with _polling(self._db):
+                self._db.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as err:
             if not _busy(err):
                 raise
@@ -558,8 +583,8 @@ class BuildState:
         a minute at 1M abstracts) that must not hold up the short reads other threads make through
         `snapshot` meanwhile (every request asks `generation`). Damage met while reading is named."""
         try:
-            db = sqlite3.connect(self._read_uri, uri=True,
-                                 isolation_level=None, check_same_thread=False)
+            db = sqlite3.connect(self._read_uri, uri=True, isolation_level=None,
+                                 check_same_thread=False, timeout=_BUSY_WAIT_S)
             try:
                 db.execute("BEGIN")
                 yield db
@@ -632,7 +657,8 @@ class BuildState:
             waited = False
             while True:
                 try:
-                    self._db.execute("BEGIN IMMEDIATE")
+                    with _polling(self._db):
+                        self._db.execute("BEGIN IMMEDIATE")
                     break
                 except sqlite3.OperationalError as err:
                     if not _busy(err):
@@ -670,7 +696,8 @@ class BuildState:
         deadline = time.monotonic() + CHECKPOINT_WAIT_S
         while True:
             try:
-                busy = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+                with _polling(self._db):
+                    busy = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
             except sqlite3.Error:
                 return
             if not busy or time.monotonic() > deadline:

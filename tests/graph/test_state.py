@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import pickle
 import signal
+import sqlite3
 import subprocess
 import sys
 import textwrap
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
+from paperkg.graph import state as state_module
 from paperkg.graph.errors import StoreUnavailableError
 from paperkg.graph.records import PaperInput
 from paperkg.graph.state import DB_FILE, LEGACY_FILE, SCHEMA_VERSION, BuildState
@@ -325,6 +329,59 @@ def test_a_second_build_waits_for_the_first(tmp_path: Path) -> None:
     assert waited == [True] and out.strip() == "1"      # it saw the first build's paper
     second.close()
     first.close()
+
+
+def _hold_the_file(path: Path, seconds: float) -> threading.Thread:
+    """A connection holding the store's file exclusively for `seconds`, as SQLite does while the
+    last connection to close copies the log into the database (for as long as the disk takes)."""
+    db = sqlite3.connect(path / DB_FILE, isolation_level=None, check_same_thread=False)
+    db.execute("PRAGMA locking_mode = EXCLUSIVE")
+    db.execute("BEGIN EXCLUSIVE")
+
+    def release() -> None:
+        time.sleep(seconds)
+        db.execute("COMMIT")
+        db.close()
+
+    holder = threading.Thread(target=release)
+    holder.start()
+    return holder
+
+
+def _one_paper_store(path: Path) -> None:
+    state = BuildState(path, create=True)
+    with state.transaction() as tx:
+        tx.add_record(PaperInput("a", "An abstract about GRPO.", "test", 1))
+        tx.derive()
+    state.close()
+
+
+@pytest.mark.parametrize("read_only", [True, False])
+def test_opening_a_store_waits_out_a_lock_held_for_a_moment(tmp_path: Path, read_only: bool) -> None:
+    """Seen in CI beside a big build saturating the disk: a build exited "database is locked"
+    where SQLite held the store for longer than the 200 ms the build lock is polled at."""
+    _one_paper_store(tmp_path)
+    holder = _hold_the_file(tmp_path, 1.5)
+    started = time.monotonic()
+    state = BuildState(tmp_path, read_only=read_only)
+    assert state.stats()["nodes"]["Paper"] == 1
+    assert time.monotonic() - started > 1.0
+    holder.join()
+    state.close()
+
+
+def test_a_lock_held_past_the_wait_says_the_store_is_in_use(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(state_module, "_BUSY_WAIT_S", 0.3)
+    _one_paper_store(tmp_path)
+    holder = _hold_the_file(tmp_path, 2.0)
+    with pytest.raises(StoreUnavailableError, match="is in use: another process held its lock") as err:
+        BuildState(tmp_path, read_only=True)
+    assert "try again when the other process is done" in (err.value.hint or "")
+    holder.join()
+    state = BuildState(tmp_path, read_only=True)           # and nothing was lost
+    assert state.stats()["nodes"]["Paper"] == 1
+    state.close()
 
 
 @pytest.mark.parametrize("phase", ["records", "extractions", "derived"])
