@@ -93,9 +93,10 @@ _CACHE_KIB = 256 * 1024
 # damage SQLite meets on the pages it reads; a full check on every build would make adding 100
 # abstracts to a 1M store cost a read of the whole store.
 QUICK_CHECK_MAX_BYTES = 256 * 2**20
-# What a paper costs on disk before the store has papers to measure, and how much room a build asks
-# for beyond its estimate (the WAL holds a second copy of what it writes until the checkpoint).
-_BYTES_PER_PAPER = 40_000
+# What a paper costs on disk before the store has papers to measure (a real arXiv abstract's store
+# takes a little less: benchmarks/README.md, "disk room"), and how much room a build asks for beyond
+# its estimate (the WAL holds a second copy of what it writes until the checkpoint).
+_BYTES_PER_PAPER = 25_000
 _ROOM_FACTOR = 2
 # How long a build waits, after committing, for readers to let go of the log so that it can empty
 # it (`BuildState._checkpoint`), and the size SQLite trims the log to when it starts it over.

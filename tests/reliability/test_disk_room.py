@@ -6,7 +6,10 @@ by the committed papers made a 300-paper store ask 392 GB for 209k new abstracts
 68 GB free. The first test adds 209k arXiv-sized abstracts to the arXiv store (300 papers) on this
 machine's disk and runs the check where a build runs it. The second keeps the check honest:
 3,000 papers do not fit on a 40 MB tmpfs (in a mount namespace of its own, `unshare -m`), and the
-build says so before extracting (exit 74); it passes before and after the fix.
+build says so before extracting (exit 74); it passes before and after the fix. The third: a first
+build estimates from what a paper of real text takes (the 300 bundled abstracts peak at 11.5 MB,
+database and log), so it is not refused on a disk with room for it (it was at 80 KB a paper,
+twice what real stores take).
 """
 
 from __future__ import annotations
@@ -113,3 +116,19 @@ def test_a_store_that_will_not_fit_is_refused_before_extracting(small_store, tmp
     ]))
     assert done.returncode == 74, done.stderr[-2000:]
     assert "not enough space" in done.stderr and "nothing was extracted" in done.stderr
+
+
+def test_a_first_build_that_fits_is_not_refused(tmp_path):
+    """An empty store on a 20 MB tmpfs: the 300 bundled abstracts need ~11.5 MB at their peak. The
+    old estimate (40 KB a paper, twice) asked 24 MB and refused them."""
+    if shutil.which("unshare") is None:
+        pytest.skip("needs unshare(1)")
+    probe = _in_tmpfs("1m", tmp_path / "probe", "true")
+    if probe.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {probe.stderr.strip()}")
+    mount = tmp_path / "disk"
+    store = mount / "store"
+    done = _in_tmpfs("20m", mount, paperkg("build", str(ARXIV), "--mode", "rules", "--store", str(store),
+                                           "--json", "-q"))
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout)["papers"] == 300
