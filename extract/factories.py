@@ -19,7 +19,13 @@ from paperkg.extract.relation_scorer import RelationScorer
 from paperkg.extract.relations import RelationExtractor
 from paperkg.extract.resolver import MentionResolver
 from paperkg.extract.results import ResultFinder
+from paperkg.extract.sentences import SentenceSplitter
 from paperkg.extract.typer import SpanTyperComponent
+
+
+@Language.factory("paperkg_sentences")
+def make_sentences(nlp: Language, name: str) -> SentenceSplitter:
+    return SentenceSplitter(name)
 
 
 @Language.factory("paperkg_acronyms")

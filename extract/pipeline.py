@@ -67,7 +67,7 @@ def build_nlp(mode: str = "default", ner_path: str | Path | None = None,
         raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
     nlp = spacy.blank("en")
     customize_tokenizer(nlp)
-    nlp.add_pipe("sentencizer")
+    nlp.add_pipe("paperkg_sentences", name="sentencizer")
     nlp.add_pipe("paperkg_acronyms")
     nlp.add_pipe("paperkg_model_names")
     nlp.add_pipe("paperkg_name_shapes")

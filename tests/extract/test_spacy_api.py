@@ -61,7 +61,7 @@ def test_the_acronym_detector_alone_in_a_fresh_blank_pipeline() -> None:
 
 
 def test_the_rule_components_in_a_users_own_pipeline() -> None:
-    got = _alone(["sentencizer", "paperkg_acronyms", "paperkg_model_names", "paperkg_gazetteer",
+    got = _alone(["paperkg_sentences", "paperkg_acronyms", "paperkg_model_names", "paperkg_gazetteer",
                   "paperkg_resolver", "paperkg_relations"])      # as README lists them
     assert ["GRPO", "Method"] in got["spans"] and ["MATH500", "Benchmark"] in got["spans"]
     assert ["Group Relative Policy Optimization", "COMPARED_WITH", "PPO", 0] in got["relations"]
