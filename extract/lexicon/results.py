@@ -214,8 +214,9 @@ BENCHMARK_LIST_GAP_RE = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|and\s+|or\s+|&\
 # for Qwen`)
 ADJACENT_BENCHMARK_RE = re.compile(r"\s*(?:\)|\$)?\s*(?:on|in|at)\s+(?:the\s+)?")
 ADJACENT_SUBJECT_RE = re.compile(r"\s*(?:\)|\$)?\s*for\s+(?:the\s+)?")
-# a number opening the brackets right after a name is that name's: `SAGE (+12.4) and EQBench3 (+20.9%)`
-BRACKETED_AFTER_RE = re.compile(r"\s*\(\s*\$?")
+# a number opening the brackets right after a name is that name's: `SAGE (+12.4) and EQBench3 (+20.9%)`,
+# also after its metric's name: `CIFAR-10 (FID 1.54), AFHQv2 64x64 (FID 1.23)`, `MIMIC-IV (AUROC: 0.91)`
+BRACKETED_AFTER_RE = re.compile(r"\s*\(\s*(?:[A-Za-z][\w@.\-]*\s*[:=]?\s*)?\$?")
 # a level given for reference, not reached: `far below the 50% baseline`, `above 50% chance`
 REFERENCE_AFTER_RE = re.compile(r"^\s*(?:\)|\$)?\s*(?:random[- ]?)?(?:baseline|chance)\b", re.I)
 # between a score and its change in brackets: `70.9% accuracy (+258%)`

@@ -329,6 +329,16 @@ NEODRAGON_NAMES = {"Neodragon": "Method", "peak RAM usage": "Metric", "E2E laten
 EIBENCH = ("Training with simulator-tracked user states lifts Qwen3-8B from -22.4 to +22.4 on EIBench and "
            "also improves on out-of-distribution evaluations including SAGE (+12.4) and EQBench3 (+20.9%).")
 EIBENCH_NAMES = {"Qwen3-8B": "Model", "EIBench": "Benchmark", "SAGE": "Benchmark", "EQBench3": "Benchmark"}
+# results_dev d3ffa6589b5a: the brackets open with the metric's name before the number
+DMFID = ("Our method achieves the SOTA results on CIFAR-10 (FID 1.54), AFHQv2 64x64 (FID 1.23), FFHQ 64x64 "
+         "(FID 0.85) and ImageNet 64x64 (FID 1.16) with great efficiency.")
+DMFID_NAMES = {"CIFAR-10": "Dataset", "AFHQv2 64x64": "Dataset", "FFHQ 64x64": "Dataset",
+               "ImageNet 64x64": "Dataset", "FID": "Metric"}
+# 2501.01372 (the 2,500 arXiv abstracts): the metric's name and a colon
+SCARNET = ("ScarNet demonstrated lower bias (-0.63%) and coefficient of variation (4.3%) compared to MedSAM "
+           "(bias: -13.31%, CoV: 130.3%) and nnU-Net (bias: -2.46%, CoV: 20.3%).")
+SCARNET_NAMES = {"ScarNet": "Model", "MedSAM": "Model", "nnU-Net": "Method", "bias": "Metric",
+                 "CoV": "Metric"}
 
 # (text, mentions, main method, aliases, value, expected fields)
 LINK_CASES = [
@@ -395,6 +405,14 @@ LINK_CASES = [
                  id="bracketed-after-a-benchmark"),
     pytest.param(EIBENCH, EIBENCH_NAMES, None, (), "+20.9%", {"benchmark": "EQBench3"},
                  id="bracketed-after-the-next-benchmark"),
+    pytest.param(DMFID, DMFID_NAMES, None, (), "1.23", {"benchmark": "AFHQv2 64x64", "metric": "FID"},
+                 id="bracketed-with-its-metric-after-a-benchmark"),
+    pytest.param(DMFID, DMFID_NAMES, None, (), "0.85", {"benchmark": "FFHQ 64x64", "metric": "FID"},
+                 id="bracketed-with-its-metric-after-the-third-benchmark"),
+    pytest.param(SCARNET, SCARNET_NAMES, "ScarNet", (), "-2.46%", {"subject": "nnU-Net", "metric": "bias"},
+                 id="bracketed-with-its-metric-and-a-colon-after-a-method"),
+    pytest.param(SCARNET, SCARNET_NAMES, "ScarNet", (), "-13.31%", {"subject": "MedSAM", "metric": "bias"},
+                 id="bracketed-with-its-metric-and-a-colon-after-a-model"),
     pytest.param("On SWE-bench Verified, our agent resolves more issues than GPT-4o (33.2%).",
                  {"SWE-bench Verified": "Benchmark", "GPT-4o": "Model"}, None, (), "33.2%",
                  {"subject": "GPT-4o"}, id="bracketed-after-a-model"),
