@@ -26,6 +26,7 @@ from paperkg.extract.lexicon.sentences import (
     ABBREVIATIONS,
     BRACKETS,
     CONTINUATIONS,
+    DOTTED_RE,
     ENDS,
     SEPARATORS,
 )
@@ -41,13 +42,14 @@ def join_false_starts(words: Sequence[str], starts: Sequence[bool]) -> list[bool
         verdict = _verdict(words, i)
         if verdict != _KEEP:
             out[i] = False
-            out[i - 1] = verdict == _TO_BRACKET
+        if verdict == _TO_BRACKET:
+            out[i - 1] = True
     return out
 
 
 def _abbreviation(word: str) -> bool:
     """Whether a period after `word` belongs to it (`al.`, `w.r.t.`, a list's `1.`)."""
-    return (word.lower() in ABBREVIATIONS or (word[:1].isalpha() and "." in word)
+    return (word.lower() in ABBREVIATIONS or DOTTED_RE.fullmatch(word) is not None
             or (word.isdigit() and len(word) <= 2))
 
 

@@ -413,6 +413,10 @@ class BuildState:
                     self._db = self._connect(self._read_uri, uri=True)
                     version = self._db.execute("PRAGMA user_version").fetchone()[0]
                 if version == SCHEMA_VERSION:
+                    # a server answers on its event loop through this connection (`generation` on
+                    # every request): there a lock held past the poll fails the request (503)
+                    # rather than stalling every request for `_BUSY_WAIT_S`
+                    self._db.execute(f"PRAGMA busy_timeout = {_LOCK_POLL_MS}")
                     return
                 self._db.close()            # a migration writes
                 self.read_only = False

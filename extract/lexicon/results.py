@@ -215,8 +215,11 @@ BENCHMARK_LIST_GAP_RE = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|and\s+|or\s+|&\
 ADJACENT_BENCHMARK_RE = re.compile(r"\s*(?:\)|\$)?\s*(?:on|in|at)\s+(?:the\s+)?")
 ADJACENT_SUBJECT_RE = re.compile(r"\s*(?:\)|\$)?\s*for\s+(?:the\s+)?")
 # a number opening the brackets right after a name is that name's: `SAGE (+12.4) and EQBench3 (+20.9%)`,
-# also after its metric's name: `CIFAR-10 (FID 1.54), AFHQv2 64x64 (FID 1.23)`, `MIMIC-IV (AUROC: 0.91)`
-BRACKETED_AFTER_RE = re.compile(r"\s*\(\s*(?:[A-Za-z][\w@.\-]*\s*[:=]?\s*)?\$?")
+# also after its metric's name: `CIFAR-10 (FID 1.54), AFHQv2 64x64 (FID 1.23)`, `MIMIC-IV (AUROC: 0.91)`;
+# not after a word that makes the number something else (`(vs. 75.2%)`, `(from 12.5% to 8.1%)`, `(p = 0.003)`)
+BRACKETED_AFTER_RE = re.compile(
+    r"\s*\(\s*(?:(?!(?i:vs|by|from|to|of|with|about|approximately|around|up|see|table|fig|n|p|k)\b)"
+    r"[A-Za-z][\w@.\-]*\s*[:=]?\s*)?\$?")
 # a level given for reference, not reached: `far below the 50% baseline`, `above 50% chance`
 REFERENCE_AFTER_RE = re.compile(r"^\s*(?:\)|\$)?\s*(?:random[- ]?)?(?:baseline|chance)\b", re.I)
 # between a score and its change in brackets: `70.9% accuracy (+258%)`

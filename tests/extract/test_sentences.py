@@ -77,6 +77,9 @@ def test_real_ends_stay(nlp: spacy.language.Language, sentences: list[str]) -> N
     (["cost", ".", "our", "code"], [1, 0, 1, 0], [1, 0, 1, 0]),             # a plain word's period
     (["of", "0.87", ".", "70", "%"], [1, 0, 0, 1, 0], [1, 0, 0, 1, 0]),     # a decimal's
     (["summer", "?", '"', "unaddressed"], [1, 0, 0, 1], [1, 0, 0, 0]),
+    (["Qwen2.5", ".", "mT5", "fails"], [1, 0, 1, 0], [1, 0, 1, 0]),        # a version, no abbreviation
+    (["!", "hello"], [1, 1], [1, 0]),                                       # the first start stays
+    (["(", "x"], [1, 1], [1, 0]),
 ])
 def test_join_false_starts(words: list[str], starts: list[int], expected: list[int]) -> None:
     assert join_false_starts(words, [bool(s) for s in starts]) == [bool(e) for e in expected]
