@@ -236,7 +236,7 @@ def store_error(err: BaseException, path: Path) -> PaperkgError:
             isinstance(err, sqlite3.DatabaseError) and not isinstance(err, sqlite3.OperationalError)) or (
             str(err) == "malformed JSON"):         # a JSON column SQLite itself parsed (`lean_rows`)
         return StoreCorruptError(f"the store {path} is damaged: {_reason(err)}", rebuild_hint(path))
-    if code in (_SQLITE_BUSY, _SQLITE_LOCKED):
+    if _busy(err):
         return StoreUnavailableError(
             f"the store {path} is in use: another process held its lock for more than "
             f"{_BUSY_WAIT_S:g} s ({_reason(err)})",
@@ -321,9 +321,9 @@ def read_generation(db: sqlite3.Connection) -> str | None:
     return row[0] if row else None
 
 
-def _busy(err: sqlite3.OperationalError) -> bool:
+def _busy(err: BaseException) -> bool:
     """Whether `err` means another connection holds the lock (retry), not a real failure."""
-    return "locked" in str(err) or "busy" in str(err)
+    return ((getattr(err, "sqlite_errorcode", None) or 0) & 0xFF) in (_SQLITE_BUSY, _SQLITE_LOCKED)
 
 
 @contextlib.contextmanager

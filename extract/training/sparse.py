@@ -131,4 +131,3 @@ def isotonic(xs: list[float], ys: list[int], knots: int = 20) -> list[list[float
         step = len(points) / knots
         points = [points[int(i * step)] for i in range(knots)] + [points[-1]]
     return [[round(px, 4), round(py, 4)] for px, py in points]
-
