@@ -238,8 +238,8 @@ def store_error(err: BaseException, path: Path) -> PaperkgError:
         return StoreCorruptError(f"the store {path} is damaged: {_reason(err)}", rebuild_hint(path))
     if _busy(err):
         return StoreUnavailableError(
-            f"the store {path} is in use: another process held its lock for more than "
-            f"{_BUSY_WAIT_S:g} s ({_reason(err)})",
+            f"the store {path} is in use: another process held its lock longer than this "
+            f"command waits ({_reason(err)})",
             "try again when the other process is done (a build of this store names its process in "
             f"{OWNER_FILE} there); the store is as it was before this command")
     return StoreUnavailableError(f"cannot use the store {path}: {_reason(err)}",
