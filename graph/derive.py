@@ -65,6 +65,7 @@ from paperkg.graph.resolve import (
     _named_token,
     definition_types,
     local_definitions,
+    modifier_acronym,
     resolve_undefined,
     shown_name,
 )
@@ -733,6 +734,8 @@ class Derivation:
                 surface = ex.text[start:end]
                 inner = assign.get(surface)
                 if inner is None:
+                    if modifier_acronym(tokens, i, j):
+                        continue
                     inner = self._unique("".join(t for t, _, _ in tokens[i:j]))
                     if inner is None:
                         continue

@@ -272,6 +272,23 @@ def _inner_runs(tokens: list[tuple[str, int, int]], model: bool = False) -> Iter
             yield i, j
 
 
+def modifier_acronym(tokens: list[tuple[str, int, int]], i: int, j: int) -> bool:
+    """Whether `tokens[i:j]` is a short acronym that starts another name rather than names something
+    in it: two letters before a capitalised or name-like part (`MS` in `MS COCO` and `MS-Q2P`, `MT`
+    in `MT-Bench`, `SR` in `SR-CTC`), three before a name-like one (`CVC` in `CVC-ClinicDB`, `PCR`
+    in `PCR-CA`). Such a run is a word of the other name's initials, and two or three capitals mean
+    many things: the corpus lookup gave every `MS COCO` and `MS MARCO` to the one paper's `MS`,
+    mechanical search, and `MT-Bench` to machine translation (README, "The graph", says how often).
+    Before a plain word (`RL-based`, `AR decoding`, `PPO-Clip`) or at the end of the name
+    (`VLA-RL`, `DP-SGD`, `Multi-Meta-RAG`) it is the acronym itself and counts as a bare one would.
+    A paper that resolves the acronym itself counts it anywhere in the name."""
+    joined = "".join(t for t, _, _ in tokens[i:j])
+    if j == len(tokens) or len(joined) > 3 or not (joined.isascii() and joined.isalpha()):
+        return False
+    after = tokens[j][0]
+    return _named_token(after) or (len(joined) <= 2 and after[:1].isupper())
+
+
 def nested_mentions(extractions: Iterable[tuple[str, Extraction]],
                     res: Resolution) -> dict[str, list[tuple[str, Mention]]]:
     """Mentions of a named entity inside a longer name: per paper, (cluster, mention) pairs.
@@ -283,7 +300,8 @@ def nested_mentions(extractions: Iterable[tuple[str, Extraction]],
     existing entity's spelling, case included but dashes and spaces aside (`CIFAR100` in
     `CIFAR100-LT` is `CIFAR-100`; `Math` in `Qwen2.5-Math-7B` is not the `MATH` benchmark), and
     when that spelling means one entity: what the paper itself resolved it to, else the one
-    unambiguous cluster the corpus has for it.
+    unambiguous cluster the corpus has for it, unless it is a short acronym starting another name
+    (`modifier_acronym`).
     """
     by_spelling: dict[str, set[str]] = defaultdict(set)
     for cluster, names in res.aliases.items():
@@ -307,6 +325,8 @@ def nested_mentions(extractions: Iterable[tuple[str, Extraction]],
                 surface = ex.text[start:end]
                 inner = res.cluster_of.get((pid, surface))
                 if inner is None:
+                    if modifier_acronym(tokens, i, j):
+                        continue
                     candidates = by_spelling.get("".join(t for t, _, _ in tokens[i:j]), ())
                     if len(candidates) != 1:
                         continue

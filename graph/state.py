@@ -66,7 +66,7 @@ from paperkg.graph.normalize import compact_key, latex_spacing
 from paperkg.graph.records import Extraction, PaperInput
 from paperkg.graph.store import GraphDelta, GraphWriter, empty_stats
 
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
 DB_FILE = "state.sqlite"
 # The store format before this one: a pickle, which this version never opens (loading one runs code).
 LEGACY_FILE = "graph.pickle"
@@ -165,6 +165,11 @@ CREATE INDEX edges_owner ON edges (owner);
 # 11 -> 12: an entity's id is made from its key's spelling written most often, not the first by
 # name key (one `ac-curacy` named the `accuracy` of 21,839 papers): the papers of every entity whose
 # id changes are derived again by the next build (`migrate.rekey_entities`, as for 8 -> 9).
+# 12 -> 13: name keys read through LaTeX styling (`normalize.latex_plain`): every paper again.
+# 13 -> 14: a short acronym found by the corpus lookup that starts another name is no mention
+# (`resolve.modifier_acronym`: `MS COCO` no longer mentions the one paper's `MS`, mechanical search):
+# the papers that could nest a run of three letters or fewer (`terms` of kind `i`) are derived again
+# by the next build. Nothing is re-extracted.
 _DEFINITION_TYPE = """
 UPDATE local_def SET type = (
     SELECT type FROM (
@@ -210,6 +215,8 @@ _MIGRATIONS: dict[int, tuple[Statement, ...]] = {
     11: (rekey_entities,),
     # name keys read through LaTeX styling (`normalize.latex_plain`): every paper derived again
     12: (_EVERY_PAPER_AGAIN,),
+    13: ("INSERT OR IGNORE INTO pending_derive (paper) SELECT DISTINCT paper FROM terms WHERE kind = 'i' "
+         "AND length(term) <= 3 AND term NOT GLOB '*[^A-Za-z]*'",),
 }
 
 

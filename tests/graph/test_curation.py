@@ -223,7 +223,7 @@ def test_a_schema_6_store_gains_the_corrections_table_and_keeps_its_graph(tmp_pa
     before = _snapshot_raw(tmp_path / DB_FILE)
     state = BuildState(tmp_path)
     with state.snapshot() as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 13
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 14
         assert db.execute("SELECT count(*) FROM corrections").fetchone()[0] == 0
     with state.transaction() as tx:
         tx.derive()

@@ -169,6 +169,16 @@ def test_similar_letters_with_different_words_stay_apart() -> None:
     ("ImageNet1K", "ImageNet", None),                      # no word boundary
     ("Qwen2.5-Math-7B", "MATH", None),                     # case differs: not the MATH benchmark
     ("Group Relative Policy Optimization", "Policy Optimization", None),  # plain words name nothing
+    # a short acronym found by the corpus lookup names what the name is a kind of only at its end
+    ("VLA-RL", "RL", "RL"),
+    ("Projected DP-SGD", "SGD", "SGD"),
+    ("Multi-Meta-RAG", "RAG", "RAG"),
+    ("MCTS-UCB", "MCTS", "MCTS"),                          # four letters: a name, wherever it stands
+    ("PPO-Clip", "PPO", "PPO"),                            # before a plain word: the acronym itself
+    ("RL-based calibration", "RL", "RL"),
+    ("MS COCO", "MS", None),                               # starts another name: not mechanical search
+    ("MT-Bench", "MT", None),
+    ("CVC-ClinicDB", "CVC", None),
 ])
 def test_named_entity_inside_a_longer_name(outer: str, inner: str, expected: str | None) -> None:
     papers = [ex("a", [(outer, "Dataset")]), ex("b", [(inner, "Dataset")])]
@@ -197,6 +207,16 @@ def test_nested_name_follows_the_papers_own_resolution_and_skips_ambiguous_acron
     found = nested_mentions(papers, res)
     assert [c for c, _ in found["a"]] == [res.cluster_of[("a", "dynamic programming")]]
     assert "c" not in found           # DP means two things in this corpus and paper c does not say which
+
+
+def test_a_paper_that_resolves_a_short_acronym_itself_counts_it_anywhere_in_a_name() -> None:
+    papers = [ex("a", [("reinforcement learning", "Method"), ("RL", "Method"), ("RL-Prompt", "Method")],
+                 [("reinforcement learning", "RL")]),
+              ex("b", [("RL-Prompt", "Method")])]
+    res = resolve(papers)
+    found = nested_mentions(papers, res)
+    assert [(c, m.text) for c, m in found["a"]] == [(res.cluster_of[("a", "RL")], "RL")]
+    assert "b" not in found           # paper b never says RL: `RL-Prompt` there starts a name
 
 
 def _merge_similar_pairwise(spelled: dict[str, str]) -> dict[str, str]:

@@ -120,7 +120,7 @@ def test_a_schema_6_store_gives_its_extractions_their_results_list(tmp_path: Pat
         old_rows = sorted(db.execute(_NODE_ROWS))
     state = BuildState(tmp_path)
     with state.snapshot() as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 13
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 14
         stored = [json.loads(e) for (e,) in db.execute("SELECT extraction FROM papers")]
         assert len(stored) == len(PAPERS6) and all(e["results"] == [] for e in stored)
         assert sorted(db.execute(_NODE_ROWS)) == old_rows     # but each entity's papers by year

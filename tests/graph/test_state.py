@@ -27,6 +27,7 @@ SCHEMA4 = Path(__file__).parent / "golden" / "schema4"
 SCHEMA5 = Path(__file__).parent / "golden" / "schema5"
 SCHEMA8 = Path(__file__).parent / "golden" / "schema8"
 SCHEMA12 = Path(__file__).parent / "golden" / "schema12"
+SCHEMA13 = Path(__file__).parent / "golden" / "schema13"
 # The stored extractions as a store older than schema 7 held them: schema 7 gives each its (empty)
 # results list (tests/graph/test_results.py), nothing else of them changes.
 _EXTRACTED_BEFORE_7 = "SELECT key, extractor, json_remove(extraction, '$.results') FROM papers"
@@ -223,7 +224,7 @@ def test_a_schema_8_store_gives_names_apart_by_case_alone_ids_of_their_own(tmp_p
     shutil.copy(SCHEMA8 / "state.sqlite", tmp_path / DB_FILE)
     state = BuildState(tmp_path)
     with state.snapshot() as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 13
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 14
         pending = {p for (p,) in db.execute("SELECT paper FROM pending_derive")}
         counted = dict(db.execute("SELECT name, n FROM counts WHERE name LIKE 'node:%'"))
         assert counted == dict(db.execute("SELECT 'node:' || label, count(*) FROM nodes GROUP BY label"))
@@ -256,7 +257,7 @@ def test_a_schema_12_store_reads_names_through_latex_styling_after_its_next_buil
     state = BuildState(tmp_path)
     corpus = corpus_of(PAPERS12)
     with state.snapshot() as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 13
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 14
         assert {p for (p,) in db.execute("SELECT paper FROM pending_derive")} == set(corpus.papers)
     assert "method:textit-chain-of-thought-8a198365" in _snapshot(state)[0]   # as it was until a build
     new = _built_again(state, tmp_path, corpus)
@@ -266,6 +267,35 @@ def test_a_schema_12_store_reads_names_through_latex_styling_after_its_next_buil
     assert entities["method:chain-of-thought"]["paper_count"] == 2
     assert entities["method:tape"]["name"] == "TAPE"
     assert entities["method:multi-view-attention-network"]["name"] == "Multi-View Attention Networks"
+
+
+def test_a_schema_13_store_drops_a_short_acronym_starting_another_name_after_its_next_build(
+        tmp_path: Path) -> None:
+    """Schema 13 (`golden/schema13`, made by 0cd0d1b) counted `MS COCO` as a mention of the one
+    paper's `MS`, mechanical search. Opening the store marks the papers that could nest a short
+    acronym; the next build, with no input, gives a fresh build's graph: `MS COCO` mentions only
+    itself, `VLA-RL` still mentions RL (the acronym ends the name), the other papers are untouched."""
+    import shutil
+
+    from tests.graph.golden.schema13.papers import PAPERS as PAPERS13
+
+    shutil.copy(SCHEMA13 / "state.sqlite", tmp_path / DB_FILE)
+    state = BuildState(tmp_path)
+    corpus = corpus_of(PAPERS13)
+    with state.snapshot() as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 14
+        pending = {p for (p,) in db.execute("SELECT paper FROM pending_derive")}
+    keys = {entry.ids[0]: key for key, entry in corpus.papers.items()}
+    assert pending == {keys["m2"], keys["m4"]}        # `MS`, `PASCAL` (no: 6 letters), `VLA`, `RL`
+
+    def mentions(snapshot: tuple[dict, dict]) -> set[tuple[str, str]]:
+        return {(s, t) for etype, s, t, _ in snapshot[1].values() if etype == "MENTIONS"}
+
+    assert ("paper:m2", "task:mechanical-search") in mentions(_snapshot(state))   # until a build
+    new = _built_again(state, tmp_path, corpus)
+    assert ("paper:m2", "task:mechanical-search") not in mentions(new)
+    assert {("paper:m1", "task:mechanical-search"), ("paper:m4", "method:rl"),
+            ("paper:m4", "method:vla-rl")} <= mentions(new)
 
 
 def test_a_reader_keeps_its_snapshot_while_a_build_writes(tmp_path: Path) -> None:
