@@ -59,8 +59,20 @@ _SIMILAR = 0.85
 def shown_name(names: Mapping[str, int]) -> str:
     """An entity's name (`names`: its surfaces -> times written): the most written, a long form before
     its acronym, a spelling without LaTeX styling before a styled one, the shortest, then the first;
-    shown plain (`$\\textbf{TAPE}$` is `TAPE`)."""
-    best = min(names, key=lambda s: (-names[s], is_acronym(s), latex_plain(s) != s, len(latex_plain(s)), s))
+    shown plain (`$\\textbf{TAPE}$` is `TAPE`). A plural written beside its singular counts for the
+    singular and is not shown (`ViTs` 13 and `ViT` 12 times: `ViT`, as one names a method), so an
+    entity is called by its plural only when no paper wrote it in the singular."""
+    def singular(surface: str) -> str | None:
+        for suffix in ("es", "s"):
+            if surface.endswith(suffix) and surface[:-len(suffix)] in names:
+                return surface[:-len(suffix)]
+        return None
+
+    written: Counter[str] = Counter()
+    for surface, n in names.items():
+        written[singular(surface) or surface] += n
+    best = min(written, key=lambda s: (-written[s], is_acronym(s), latex_plain(s) != s,
+                                       len(latex_plain(s)), s))
     return latex_plain(best)
 
 

@@ -169,7 +169,9 @@ CREATE INDEX edges_owner ON edges (owner);
 # 13 -> 14: a short acronym found by the corpus lookup that starts another name is no mention
 # (`resolve.modifier_acronym`: `MS COCO` no longer mentions the one paper's `MS`, mechanical search):
 # the papers that could nest a run of three letters or fewer (`terms` of kind `i`) are derived again
-# by the next build. Nothing is re-extracted.
+# by the next build. And an entity written in the singular is shown so (`resolve.shown_name`: `ViT`,
+# not `ViTs`): the papers of every entity with a plural beside its singular are derived again too.
+# Nothing is re-extracted.
 _DEFINITION_TYPE = """
 UPDATE local_def SET type = (
     SELECT type FROM (
@@ -216,7 +218,10 @@ _MIGRATIONS: dict[int, tuple[Statement, ...]] = {
     # name keys read through LaTeX styling (`normalize.latex_plain`): every paper derived again
     12: (_EVERY_PAPER_AGAIN,),
     13: ("INSERT OR IGNORE INTO pending_derive (paper) SELECT DISTINCT paper FROM terms WHERE kind = 'i' "
-         "AND length(term) <= 3 AND term NOT GLOB '*[^A-Za-z]*'",),
+         "AND length(term) <= 3 AND term NOT GLOB '*[^A-Za-z]*'",
+         "INSERT OR IGNORE INTO pending_derive (paper) SELECT DISTINCT c.paper FROM surfaces a "
+         "JOIN surfaces b ON b.cluster = a.cluster AND b.surface IN (a.surface || 's', a.surface || 'es') "
+         "JOIN cluster_paper c ON c.cluster = a.cluster"),
 }
 
 

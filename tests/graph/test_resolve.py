@@ -18,6 +18,7 @@ from paperkg.graph.resolve import (
     nested_mentions,
     resolve,
     resolve_undefined,
+    shown_name,
 )
 
 
@@ -217,6 +218,22 @@ def test_a_paper_that_resolves_a_short_acronym_itself_counts_it_anywhere_in_a_na
     found = nested_mentions(papers, res)
     assert [(c, m.text) for c, m in found["a"]] == [(res.cluster_of[("a", "RL")], "RL")]
     assert "b" not in found           # paper b never says RL: `RL-Prompt` there starts a name
+
+
+@pytest.mark.parametrize(("names", "shown"), [
+    # the counts of the 2,500-abstract arXiv build
+    ({"Vision Transformer": 10, "ViT": 12, "Vision Transformers": 6, "ViTs": 13,
+      "vision transformer": 3}, "ViT"),
+    ({"convolutional neural networks": 5, "Convolutional Neural Networks": 9,
+      "convolutional neural network": 5, "Convolutional Neural Network": 3}, "Convolutional Neural Network"),
+    ({"domain shifts": 4, "domain shift": 2}, "domain shift"),
+    ({"adapters": 3}, "adapters"),                               # never written in the singular
+    ({"PEFT": 21, "parameter-efficient fine-tuning": 14}, "PEFT"),   # the most written, as before
+    ({"DP": 5, "Diffusion Policy": 5}, "Diffusion Policy"),          # a tie: the long form
+])
+def test_the_name_shown_is_the_most_written_with_plurals_counted_for_their_singular(
+        names: dict[str, int], shown: str) -> None:
+    assert shown_name(names) == shown
 
 
 def _merge_similar_pairwise(spelled: dict[str, str]) -> dict[str, str]:

@@ -269,12 +269,13 @@ def test_a_schema_12_store_reads_names_through_latex_styling_after_its_next_buil
     assert entities["method:multi-view-attention-network"]["name"] == "Multi-View Attention Networks"
 
 
-def test_a_schema_13_store_drops_a_short_acronym_starting_another_name_after_its_next_build(
+def test_a_schema_13_store_drops_acronyms_starting_other_names_and_shows_singulars_after_a_build(
         tmp_path: Path) -> None:
     """Schema 13 (`golden/schema13`, made by 0cd0d1b) counted `MS COCO` as a mention of the one
     paper's `MS`, mechanical search. Opening the store marks the papers that could nest a short
     acronym; the next build, with no input, gives a fresh build's graph: `MS COCO` mentions only
-    itself, `VLA-RL` still mentions RL (the acronym ends the name), the other papers are untouched."""
+    itself, `VLA-RL` still mentions RL (the acronym ends the name), the entity written `ViTs` twice
+    and `ViT` once is shown `ViT`, the other papers are untouched."""
     import shutil
 
     from tests.graph.golden.schema13.papers import PAPERS as PAPERS13
@@ -286,7 +287,8 @@ def test_a_schema_13_store_drops_a_short_acronym_starting_another_name_after_its
         assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 14
         pending = {p for (p,) in db.execute("SELECT paper FROM pending_derive")}
     keys = {entry.ids[0]: key for key, entry in corpus.papers.items()}
-    assert pending == {keys["m2"], keys["m4"]}        # `MS`, `PASCAL` (no: 6 letters), `VLA`, `RL`
+    # m2 and m4 may nest `MS`, `VOC`, `VLA`, `RL`; m5 and m6 write the entity `ViTs` names
+    assert pending == {keys["m2"], keys["m4"], keys["m5"], keys["m6"]}
 
     def mentions(snapshot: tuple[dict, dict]) -> set[tuple[str, str]]:
         return {(s, t) for etype, s, t, _ in snapshot[1].values() if etype == "MENTIONS"}
@@ -296,6 +298,7 @@ def test_a_schema_13_store_drops_a_short_acronym_starting_another_name_after_its
     assert ("paper:m2", "task:mechanical-search") not in mentions(new)
     assert {("paper:m1", "task:mechanical-search"), ("paper:m4", "method:rl"),
             ("paper:m4", "method:vla-rl")} <= mentions(new)
+    assert new[0]["method:vision-transformer"][1]["name"] == "ViT"
 
 
 def test_a_reader_keeps_its_snapshot_while_a_build_writes(tmp_path: Path) -> None:
