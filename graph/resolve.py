@@ -59,20 +59,13 @@ _SIMILAR = 0.85
 def shown_name(names: Mapping[str, int]) -> str:
     """An entity's name (`names`: its surfaces -> times written): the most written, a long form before
     its acronym, a spelling without LaTeX styling before a styled one, the shortest, then the first;
-    shown plain (`$\\textbf{TAPE}$` is `TAPE`). A plural written beside its singular counts for the
-    singular and is not shown (`ViTs` 13 and `ViT` 12 times: `ViT`, as one names a method), so an
-    entity is called by its plural only when no paper wrote it in the singular."""
-    def singular(surface: str) -> str | None:
-        for suffix in ("es", "s"):
-            if surface.endswith(suffix) and surface[:-len(suffix)] in names:
-                return surface[:-len(suffix)]
-        return None
-
-    written: Counter[str] = Counter()
-    for surface, n in names.items():
-        written[singular(surface) or surface] += n
-    best = min(written, key=lambda s: (-written[s], is_acronym(s), latex_plain(s) != s,
-                                       len(latex_plain(s)), s))
+    shown plain (`$\\textbf{TAPE}$` is `TAPE`); in the singular when the winner is a plural whose
+    singular was written too (`ViTs` 13 times and `ViT` 12: `ViT`, as one names a method). An entity
+    is called by its plural only when no paper wrote it in the singular."""
+    best = min(names, key=lambda s: (-names[s], is_acronym(s), latex_plain(s) != s, len(latex_plain(s)), s))
+    for suffix in ("es", "s"):
+        if best.endswith(suffix) and best[:-len(suffix)] in names:
+            return latex_plain(best[:-len(suffix)])
     return latex_plain(best)
 
 
@@ -293,7 +286,7 @@ def modifier_acronym(tokens: list[tuple[str, int, int]], i: int, j: int) -> bool
     mechanical search, and `MT-Bench` to machine translation (README, "The graph", says how often).
     Before a plain word (`RL-based`, `AR decoding`, `PPO-Clip`) or at the end of the name
     (`VLA-RL`, `DP-SGD`, `Multi-Meta-RAG`) it is the acronym itself and counts as a bare one would.
-    A paper that resolves the acronym itself counts it anywhere in the name."""
+    A paper that writes the acronym alone counts it anywhere in the name."""
     joined = "".join(t for t, _, _ in tokens[i:j])
     if j == len(tokens) or len(joined) > 3 or not (joined.isascii() and joined.isalpha()):
         return False
@@ -313,16 +306,17 @@ def nested_mentions(extractions: Iterable[tuple[str, Extraction]],
     `CIFAR100-LT` is `CIFAR-100`; `Math` in `Qwen2.5-Math-7B` is not the `MATH` benchmark), and
     when that spelling means one entity: what the paper itself resolved it to, else the one
     unambiguous cluster the corpus has for it, unless it is a short acronym starting another name
-    (`modifier_acronym`).
+    (`modifier_acronym`). The spellings are the ones papers wrote (`cluster_of`), not a shown name
+    no paper wrote (`TAPE` of `$\\textbf{TAPE}$`, `ViT` of `ViTs`): what the incremental derivation
+    looks up (`derive.Derivation._summary`).
     """
     by_spelling: dict[str, set[str]] = defaultdict(set)
-    for cluster, names in res.aliases.items():
+    for cluster, surface in {(c, text) for (_pid, text), c in res.cluster_of.items()}:
         if cluster in res.ambiguous:
             continue
-        for alias in names:
-            tokens = [t for t, _, _ in _name_tokens(alias)]
-            if tokens and all(_named_token(t) for t in tokens):
-                by_spelling["".join(tokens)].add(cluster)
+        tokens = [t for t, _, _ in _name_tokens(surface)]
+        if tokens and all(_named_token(t) for t in tokens):
+            by_spelling["".join(tokens)].add(cluster)
     found: dict[str, list[tuple[str, Mention]]] = {}
     for pid, ex in extractions:
         seen: set[tuple[str, int]] = set()

@@ -315,6 +315,40 @@ def test_a_bare_acronym_joins_the_long_form_nine_in_ten_definitions_give(tmp_pat
     assert mentioned_by(graph, "u1") == {"method:xyz"}        # 8 of 9: ambiguous, the bare acronym
 
 
+# Inner names (`resolve.nested_mentions`): a short acronym starting another name (`MS COCO`) counts
+# only where the paper writes it alone; a shown name no paper wrote (`TAPE` of `$\\textbf{TAPE}$`,
+# `ViT` of `ViTs`) is not looked up, on either path.
+_INNER = [
+    ("n1", "Mechanical search (MS) in clutter.",
+     [("Mechanical search", "Task", False), ("MS", "Task", False)], [], [("Mechanical search", "MS")]),
+    ("n2", "We test on MS COCO.", [("MS COCO", "Dataset", False)], [], []),
+    ("n3", "MS helps; we test on MS MARCO.", [("MS", "Task", False), ("MS MARCO", "Dataset", False)], [], []),
+    ("n4", "We propose $\\textbf{TAPE}$.", [("$\\textbf{TAPE}$", "Method", True)], [], []),
+    ("n5", "TAPE-Large is larger.", [("TAPE-Large", "Method", False)], [], []),
+    ("n6", "ViTs and ViTs again.", [("ViTs", "Method", False)], [], []),
+    ("n7", "A ViT and a ViT-Huge.", [("ViT", "Method", False), ("ViT-Huge", "Method", False)], [], []),
+]
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_any_split_of_papers_with_inner_names_is_build_graph(data: st.DataObject) -> None:
+    steps = data.draw(seed_steps(list(corpus_of(_INNER).papers.values())))
+    with tempfile.TemporaryDirectory() as tmp:
+        graph, present = _replay(Path(tmp), steps)
+    _assert_same(graph, build_graph(_corpus(present)))
+
+
+def test_inner_names_count_where_written_and_not_where_they_start_another_name(tmp_path: Path) -> None:
+    graph, _ = _replay(tmp_path, [("add", list(corpus_of(_INNER).papers.values()))])
+    mentions = {(e.source, e.target) for e in graph.edges.values() if e.type == "MENTIONS"}
+    assert ("paper:n2", "task:mechanical-search") not in mentions        # `MS COCO`
+    assert ("paper:n3", "task:mechanical-search") in mentions            # n3 writes `MS` itself
+    assert not {t for s, t in mentions if s == "paper:n5"} & {"method:tape"}   # `TAPE` never written so
+    assert graph.nodes["method:vit"].props["name"] == "ViT"
+    assert ("paper:n7", "method:vit") in mentions
+
+
 def test_an_entity_is_named_by_the_spelling_written_most_often(tmp_path: Path) -> None:
     entries = {e.ids[0]: e for e in corpus_of(_SPELLED).papers.values()}
     graph, _ = _replay(tmp_path / "a", [("add", [entries["s3"]]), ("add", list(entries.values()))])

@@ -230,6 +230,8 @@ def test_a_paper_that_resolves_a_short_acronym_itself_counts_it_anywhere_in_a_na
     ({"adapters": 3}, "adapters"),                               # never written in the singular
     ({"PEFT": 21, "parameter-efficient fine-tuning": 14}, "PEFT"),   # the most written, as before
     ({"DP": 5, "Diffusion Policy": 5}, "Diffusion Policy"),          # a tie: the long form
+    ({"Large Language Models": 10, "large language models": 9, "large language model": 2},
+     "Large Language Models"),                                    # its own singular never written
 ])
 def test_the_name_shown_is_the_most_written_with_plurals_counted_for_their_singular(
         names: dict[str, int], shown: str) -> None:
