@@ -64,8 +64,8 @@ from paperkg.graph.resolve import (
     _name_tokens,
     _named_token,
     definition_types,
+    inner_mentions,
     local_definitions,
-    modifier_acronym,
     resolve_undefined,
     shown_name,
 )
@@ -722,28 +722,7 @@ class Derivation:
 
     def _nested(self, ex: Extraction, assign: dict[str, str]) -> list[tuple[str, Mention]]:
         """`resolve.nested_mentions` for one paper, the corpus-wide lookup read from the state."""
-        seen: set[tuple[str, int]] = set()
-        out: list[tuple[str, Mention]] = []
-        for m in ex.mentions:
-            outer = assign.get(m.text)
-            tokens = _name_tokens(m.text)
-            if outer is None or len(tokens) < 2:
-                continue
-            for i, j in _inner_runs(tokens, m.type == "Model"):
-                start, end = m.start + tokens[i][1], m.start + tokens[j - 1][2]
-                surface = ex.text[start:end]
-                inner = assign.get(surface)
-                if inner is None:
-                    if modifier_acronym(tokens, i, j):
-                        continue
-                    inner = self._unique("".join(t for t, _, _ in tokens[i:j]))
-                    if inner is None:
-                        continue
-                if inner == outer or (inner, start) in seen:
-                    continue
-                seen.add((inner, start))
-                out.append((inner, Mention(surface, "", start, end, m.sentence, confidence=m.confidence)))
-        return out
+        return inner_mentions(ex, assign.get, self._unique, lambda _cluster: "")
 
 
 class _Emitter:

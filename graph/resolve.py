@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from itertools import islice
@@ -277,21 +277,54 @@ def _inner_runs(tokens: list[tuple[str, int, int]], model: bool = False) -> Iter
             yield i, j
 
 
-def modifier_acronym(tokens: list[tuple[str, int, int]], i: int, j: int) -> bool:
-    """Whether `tokens[i:j]` is a short acronym that starts another name rather than names something
-    in it: two letters before a capitalised or name-like part (`MS` in `MS COCO` and `MS-Q2P`, `MT`
-    in `MT-Bench`, `SR` in `SR-CTC`), three before a name-like one (`CVC` in `CVC-ClinicDB`, `PCR`
-    in `PCR-CA`). Such a run is a word of the other name's initials, and two or three capitals mean
+def modifier_acronym(spelling: str, after: str | None) -> bool:
+    """Whether an inner run spelled `spelling`, followed in its name by the token `after` (None at
+    the end), is a short acronym that starts another name rather than names something in it: two
+    letters before a capitalised or name-like part (`MS` in `MS COCO` and `MS-Q2P`, `MT` in
+    `MT-Bench`, `SR` in `SR-CTC`), three before a name-like one (`CVC` in `CVC-ClinicDB`, `PCR` in
+    `PCR-CA`). Such a run is a word of the other name's initials, and two or three capitals mean
     many things: the corpus lookup gave every `MS COCO` and `MS MARCO` to the one paper's `MS`,
     mechanical search, and `MT-Bench` to machine translation (README, "The graph", says how often).
     Before a plain word (`RL-based`, `AR decoding`, `PPO-Clip`) or at the end of the name
     (`VLA-RL`, `DP-SGD`, `Multi-Meta-RAG`) it is the acronym itself and counts as a bare one would.
     A paper that writes the acronym alone counts it anywhere in the name."""
-    joined = "".join(t for t, _, _ in tokens[i:j])
-    if j == len(tokens) or len(joined) > 3 or not (joined.isascii() and joined.isalpha()):
+    if after is None or len(spelling) > 3 or not (spelling.isascii() and spelling.isalpha()):
         return False
-    after = tokens[j][0]
-    return _named_token(after) or (len(joined) <= 2 and after[:1].isupper())
+    return _named_token(after) or (len(spelling) <= 2 and after[:1].isupper())
+
+
+def inner_mentions(ex: Extraction, cluster: Callable[[str], str | None],
+                   unique: Callable[[str], str | None],
+                   label: Callable[[str], str]) -> list[tuple[str, Mention]]:
+    """One paper's mentions of named entities inside its longer names (`nested_mentions` says which
+    count), as (cluster, mention) pairs. `cluster` maps a spelling of this paper to its cluster,
+    `unique` a spelling to the one cluster the corpus has for it (None when none or several):
+    the full build reads both from its resolution, the incremental derivation from the state, and
+    this one loop keeps the two paths giving the same mentions."""
+    seen: set[tuple[str, int]] = set()
+    out: list[tuple[str, Mention]] = []
+    for m in ex.mentions:
+        outer = cluster(m.text)
+        tokens = _name_tokens(m.text)
+        if outer is None or len(tokens) < 2:
+            continue
+        for i, j in _inner_runs(tokens, m.type == "Model"):
+            start, end = m.start + tokens[i][1], m.start + tokens[j - 1][2]
+            surface = ex.text[start:end]
+            inner = cluster(surface)
+            if inner is None:
+                spelling = "".join(t for t, _, _ in tokens[i:j])
+                if modifier_acronym(spelling, tokens[j][0] if j < len(tokens) else None):
+                    continue
+                inner = unique(spelling)
+                if inner is None:
+                    continue
+            if inner == outer or (inner, start) in seen:
+                continue
+            seen.add((inner, start))
+            out.append((inner, Mention(surface, label(inner), start, end, m.sentence,
+                                       confidence=m.confidence)))
+    return out
 
 
 def nested_mentions(extractions: Iterable[tuple[str, Extraction]],
@@ -317,31 +350,15 @@ def nested_mentions(extractions: Iterable[tuple[str, Extraction]],
         tokens = [t for t, _, _ in _name_tokens(surface)]
         if tokens and all(_named_token(t) for t in tokens):
             by_spelling["".join(tokens)].add(cluster)
+
+    def unique(spelling: str) -> str | None:
+        candidates = by_spelling.get(spelling, ())
+        return next(iter(candidates)) if len(candidates) == 1 else None
+
     found: dict[str, list[tuple[str, Mention]]] = {}
     for pid, ex in extractions:
-        seen: set[tuple[str, int]] = set()
-        out: list[tuple[str, Mention]] = []
-        for m in ex.mentions:
-            outer = res.cluster_of.get((pid, m.text))
-            tokens = _name_tokens(m.text)
-            if outer is None or len(tokens) < 2:
-                continue
-            for i, j in _inner_runs(tokens, m.type == "Model"):
-                start, end = m.start + tokens[i][1], m.start + tokens[j - 1][2]
-                surface = ex.text[start:end]
-                inner = res.cluster_of.get((pid, surface))
-                if inner is None:
-                    if modifier_acronym(tokens, i, j):
-                        continue
-                    candidates = by_spelling.get("".join(t for t, _, _ in tokens[i:j]), ())
-                    if len(candidates) != 1:
-                        continue
-                    inner = next(iter(candidates))
-                if inner == outer or (inner, start) in seen:
-                    continue
-                seen.add((inner, start))
-                out.append((inner, Mention(surface, res.label[inner], start, end, m.sentence,
-                                           confidence=m.confidence)))
+        out = inner_mentions(ex, lambda text, pid=pid: res.cluster_of.get((pid, text)), unique,
+                             res.label.__getitem__)
         if out:
             found[pid] = out
     return found

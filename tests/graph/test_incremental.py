@@ -234,13 +234,28 @@ def test_names_apart_by_case_alone_are_two_entities(tmp_path: Path) -> None:
         (e.type, e.source, e.target) for e in graph.edges.values()}
 
 
+# Inner names (`resolve.nested_mentions`): a short acronym starting another name (`MS COCO`) counts
+# only where the paper writes it alone; a shown name no paper wrote (`TAPE` of `$\\textbf{TAPE}$`,
+# `ViT` of `ViTs`) is not looked up, on either path.
+_INNER = [
+    ("n1", "Mechanical search (MS) in clutter.",
+     [("Mechanical search", "Task", False), ("MS", "Task", False)], [], [("Mechanical search", "MS")]),
+    ("n2", "We test on MS COCO.", [("MS COCO", "Dataset", False)], [], []),
+    ("n3", "MS helps; we test on MS MARCO.", [("MS", "Task", False), ("MS MARCO", "Dataset", False)], [], []),
+    ("n4", "We propose $\\textbf{TAPE}$.", [("$\\textbf{TAPE}$", "Method", True)], [], []),
+    ("n5", "TAPE-Large is larger.", [("TAPE-Large", "Method", False)], [], []),
+    ("n6", "ViTs and ViTs again.", [("ViTs", "Method", False)], [], []),
+    ("n7", "A ViT and a ViT-Huge.", [("ViT", "Method", False), ("ViT-Huge", "Method", False)], [], []),
+]
+
+
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())
-@pytest.mark.parametrize("papers", [_DPO, _MAE, _DOMINANT, _SPELLED],
+@pytest.mark.parametrize("papers", [_DPO, _MAE, _DOMINANT, _SPELLED, _INNER],
                          ids=["defined-three-ways", "defined-with-two-types", "defined-mostly-one-way",
-                              "spelled-four-ways"])
-def test_any_split_of_an_acronym_defined_several_ways_is_build_graph(papers: list[tuple],
-                                                                     data: st.DataObject) -> None:
+                              "spelled-four-ways", "inner-names"])
+def test_any_split_of_names_resolved_across_papers_is_build_graph(papers: list[tuple],
+                                                                  data: st.DataObject) -> None:
     steps = data.draw(seed_steps(list(corpus_of(papers).papers.values())))
     with tempfile.TemporaryDirectory() as tmp:
         graph, present = _replay(Path(tmp), steps)
@@ -313,30 +328,6 @@ def test_a_bare_acronym_joins_the_long_form_nine_in_ten_definitions_give(tmp_pat
     assert mentioned_by(graph, "u2") == {"task:xyz"}          # no definition of a Task XYZ
     graph, _ = _replay(tmp_path / "b", [("add", list(entries.values())), ("remove", [entries["x0"]])])
     assert mentioned_by(graph, "u1") == {"method:xyz"}        # 8 of 9: ambiguous, the bare acronym
-
-
-# Inner names (`resolve.nested_mentions`): a short acronym starting another name (`MS COCO`) counts
-# only where the paper writes it alone; a shown name no paper wrote (`TAPE` of `$\\textbf{TAPE}$`,
-# `ViT` of `ViTs`) is not looked up, on either path.
-_INNER = [
-    ("n1", "Mechanical search (MS) in clutter.",
-     [("Mechanical search", "Task", False), ("MS", "Task", False)], [], [("Mechanical search", "MS")]),
-    ("n2", "We test on MS COCO.", [("MS COCO", "Dataset", False)], [], []),
-    ("n3", "MS helps; we test on MS MARCO.", [("MS", "Task", False), ("MS MARCO", "Dataset", False)], [], []),
-    ("n4", "We propose $\\textbf{TAPE}$.", [("$\\textbf{TAPE}$", "Method", True)], [], []),
-    ("n5", "TAPE-Large is larger.", [("TAPE-Large", "Method", False)], [], []),
-    ("n6", "ViTs and ViTs again.", [("ViTs", "Method", False)], [], []),
-    ("n7", "A ViT and a ViT-Huge.", [("ViT", "Method", False), ("ViT-Huge", "Method", False)], [], []),
-]
-
-
-@settings(max_examples=40, deadline=None)
-@given(data=st.data())
-def test_any_split_of_papers_with_inner_names_is_build_graph(data: st.DataObject) -> None:
-    steps = data.draw(seed_steps(list(corpus_of(_INNER).papers.values())))
-    with tempfile.TemporaryDirectory() as tmp:
-        graph, present = _replay(Path(tmp), steps)
-    _assert_same(graph, build_graph(_corpus(present)))
 
 
 def test_inner_names_count_where_written_and_not_where_they_start_another_name(tmp_path: Path) -> None:
