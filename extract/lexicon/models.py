@@ -21,11 +21,26 @@ MODEL_FAMILIES = (
 
 FAMILY_ALT = "|".join(sorted((re.escape(f) for f in MODEL_FAMILIES), key=len, reverse=True))
 DASH = f"[\\-{DASH_CHARS}]"
+# Tiers and versions written after a space (`Gemini 2.5 Pro`, `Claude Sonnet 4.6`, `Llama 3.1 8B`,
+# `DeepSeek V3`, `Mistral Large`): a version is one or two digits with an optional decimal part, or a
+# `V`/`R`/`K` and digits, never followed by `%` or a
+# counted noun (`BERT 5 times`, `GPT 4 of 10`, `BERT 12 layers`).
+TIERS = (
+    "Pro", "Flash", "Ultra", "Nano", "Opus", "Sonnet", "Haiku", "Scout", "Maverick", "Lite", "Plus", "Max",
+    "Turbo", "Mini", "Large", "Medium", "Small", "Instruct", "Chat", "Thinking", "Coder", "Vision", "Super",
+)
+COUNTED = ("times", "of", "out", "runs", "seeds", "epochs", "steps", "points", "percent", "layers", "heads",
+           "tokens", "samples", "examples", "images", "classes", "tasks", "datasets", "languages", "hours",
+           "days", "minutes", "GPUs")
+_SPACED_VERSION = (r"\s(?:[0-9]{1,2}(?:\.[0-9]+)?|[vVRK][0-9]+(?:\.[0-9]+)?)(?![\w%]|\.[0-9]"
+                   rf"|\s(?:{'|'.join(COUNTED)})\b)")
+_SPACED_TIER = rf"\s(?:{'|'.join(TIERS)})\b"
 # family + version/size parts, e.g. Qwen2.5-7B-Instruct, LLaMA3.1-8B, GPT-4o, DeepSeek-R1-Zero, ResNet-50
 MODEL_RE = re.compile(
     rf"(?<![\w\-])(?=[A-Zow])(?:{FAMILY_ALT})"
     rf"(?:[0-9][0-9.]*[a-z]?|{DASH}?v[0-9.]+)?"
-    rf"(?:(?:{DASH}|\s(?=\d+(?:\.\d+)?[BbMm]\b))(?:[0-9][0-9.]*[A-Za-z]{{0,2}}|[A-Z][A-Za-z0-9.]*|v[0-9.]+|mini|nano|turbo|base|large|small|medium|chat|instruct|distill|tiny|xl|xxl|it)\b)*"
+    rf"(?:{_SPACED_VERSION})?(?:{_SPACED_TIER}(?:{_SPACED_VERSION})?)*"
+    rf"(?:(?:{DASH}|\s(?=\d+(?:\.\d+)?[BbMm]\b|(?:{'|'.join(TIERS)})\b))(?:[0-9][0-9.]*[A-Za-z]{{0,2}}|[A-Z][A-Za-z0-9.]*|v[0-9.]+|mini|nano|turbo|base|large|small|medium|chat|instruct|distill|tiny|xl|xxl|it)\b)*"
     rf"(?![\w])"
 )
 # generic shape: Name-7B, Name2-8B-Instruct (size suffix marks a trained model)

@@ -156,6 +156,29 @@ def test_versioned_model_names_keep_version_and_size(extractor: Extractor, text:
     assert entities(ex).get(name) == "Model", entities(ex)
 
 
+# Versions and tiers written after a space, from real abstracts (2512.16899 and the arXiv corpus); the
+# rules alone found only the family (`Gemini`), a wrong boundary and a wrong entity.
+SPACED_MODELS = [
+    ("The latest Gemini 3 Pro attains 75-80% accuracy.", ["Gemini 3 Pro"]),
+    ("Our results show that even the best performing LLM, Claude 3.5 Sonnet, can only fully solve 18% of "
+     "the games.", ["Claude 3.5 Sonnet"]),
+    ("Our approach fine-tunes a smaller Llama 3.1 8B Instruct model by distilling knowledge from a quantized "
+     "Llama 3.1 405B Instruct teacher model.", ["Llama 3.1 8B Instruct", "Llama 3.1 405B Instruct"]),
+    ("We compare Claude Sonnet 4.6, DeepSeek V3 and Mistral Large.",
+     ["Claude Sonnet 4.6", "DeepSeek V3", "Mistral Large"]),
+    ("We run BERT 5 times with 12 layers and GPT 4 of 10 times.", ["BERT", "GPT"]),
+    ("Baselines include Llama 3.", ["Llama 3"]),
+]
+
+
+@pytest.mark.parametrize(("text", "names"), SPACED_MODELS)
+def test_model_versions_after_a_space_are_part_of_the_name(rules: Extractor, text: str,
+                                                           names: list[str]) -> None:
+    ex = rules.extract_text(text)
+    check_offsets(ex)
+    assert sorted(n for n, t in entities(ex).items() if t == "Model") == sorted(names)
+
+
 NAMED = [
     ("We optimise the policy with GRPO and compare with PPO and DQN.",
      {"GRPO": "Method", "PPO": "Method", "DQN": "Method"}),
