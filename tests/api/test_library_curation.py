@@ -85,9 +85,9 @@ def test_rename_split_undo(store: Path) -> None:
         original = kg.export()
         kg.rename("GRPO", "Group-Relative PO")
         assert kg.entity("GRPO")["name"] == "Group-Relative PO"
-        kg.split("KL divergence")              # a Metric in three mentions, a Method in one
-        assert {e["type"] for e in kg.query("entity", name="KL divergence")} == {"Metric", "Method"}
-        assert [c.op for c in kg.undo("KL divergence")] == ["split"]
+        kg.split("POMDP")                      # a Task in nine mentions, a Method in one
+        assert {e["type"] for e in kg.query("entity", name="POMDP")} == {"Task", "Method"}
+        assert [c.op for c in kg.undo("POMDP")] == ["split"]
         assert [c.op for c in kg.undo("GRPO")] == ["rename"]
         assert kg.corrections() == [] and kg.export() == original
         with pytest.raises(NotFoundError, match="no correction of 'GRPO'"):

@@ -139,20 +139,20 @@ def test_a_correction_of_something_gone_is_listed_as_not_applying(seed_copy: Pat
 
 
 def test_split_rename_and_undo(seed_copy: Path) -> None:
-    """`KL divergence` is a Metric in three mentions and a Method in one: split, each paper's
-    mentions join the entity of their type; undo gives back the graph before."""
+    """`POMDP` is a Task in nine mentions and a Method in one: split, each paper's mentions join
+    the entity of their type; undo gives back the graph before."""
     original = _snapshot(seed_copy)
-    assert "metric:kl-divergence" in original[0] and "method:kl-divergence" not in original[0]
-    _apply(seed_copy, curation.validate("split", "KL divergence"),
+    assert "task:pomdp" in original[0] and "method:pomdp" not in original[0]
+    _apply(seed_copy, curation.validate("split", "POMDP"),
            curation.validate("rename", "GRPO", "Group Relative PO"))
     entities = _entities(_snapshot(seed_copy)[0])
-    assert entities["metric:kl-divergence"]["curated"] and entities["method:kl-divergence"]["curated"]
-    assert entities["method:kl-divergence"]["paper_count"] == 1
+    assert entities["task:pomdp"]["curated"] and entities["method:pomdp"]["curated"]
+    assert entities["method:pomdp"]["paper_count"] == 1
     grpo = entities["method:group-relative-policy-optimization"]
     assert grpo["name"] == "Group Relative PO" and "GRPO" in grpo["aliases"]
     assert "grouprelativepo" in grpo["keys"]            # queries find it by its new name
     state = BuildState(seed_copy)
-    assert [c.op for c in curation.remove(state, "KL divergence")] == ["split"]
+    assert [c.op for c in curation.remove(state, "POMDP")] == ["split"]
     assert [c.op for c in curation.remove(state, "Group Relative PO")] == ["rename"]
     state.close()
     assert _snapshot(seed_copy) == original
@@ -162,7 +162,7 @@ def test_corrected_incremental_graph_is_build_graph_of_the_corpus_and_correction
     """Corrections applied to a built store (re-deriving only what they touch) give the graph the
     whole-corpus derivation (`build_graph`, the specification) gives with the same corrections."""
     _apply(seed_copy, curation.validate("merge", "DPO", "RLHF"), curation.validate("drop", "pruning"),
-           curation.validate("split", "KL divergence"), curation.validate("retype", "MDP", "Task"),
+           curation.validate("split", "POMDP"), curation.validate("retype", "MDP", "Task"),
            curation.validate("rename", "GRPO", "Group Relative PO"))
     _assert_as_built(seed_copy)
 
