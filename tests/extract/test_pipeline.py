@@ -168,6 +168,16 @@ SPACED_MODELS = [
      ["Claude Sonnet 4.6", "DeepSeek V3", "Mistral Large"]),
     ("We run BERT 5 times with 12 layers and GPT 4 of 10 times.", ["BERT", "GPT"]),
     ("Baselines include Llama 3.", ["Llama 3"]),
+    # a score, share, multiplier, fraction or size list after a name is not its version (arXiv abstracts)
+    ("RankE improves both simultaneously (FID 15.21, CLIP 33.76 on MS-COCO 30K).", ["CLIP"]),
+    ("Models differ (PDS: Qwen 0.907, Mistral 0.729 on the Kashmir subset).", ["Qwen", "Mistral"]),
+    ("The feature extractor is the dominant factor (ResNet50 0.566 versus 0.61).", ["ResNet50"]),
+    ("Outputs were 85\\% male for ImageFX and Grok 86.6\\% male.", ["Grok"]),
+    ("Experiments with Llama3 8/70B and Mixtral 8*7B models show the same trend.", ["Llama3", "Mixtral"]),
+    ("Across 13 tasks, GPT-5 Thinking solves 7/13 and o3 6/13.", ["GPT-5 Thinking", "o3"]),
+    ("We prompt the GPT-2 Large Language Model (LLM) with attack logs.", ["GPT-2"]),
+    ("The detector uses Faster R-CNN ResNet50 V1 features.", ["Faster R-CNN", "ResNet50 V1"]),
+    ("We study Claude 3.5/3.7 Sonnet and Llama 2/3 baselines.", ["Claude 3.5", "Llama 2"]),
 ]
 
 
