@@ -11,6 +11,7 @@ abstract, labelled with the gold type when the span is exactly an occurrence of 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import re
 import sys
@@ -321,7 +322,13 @@ def main(argv: list[str] | None = None) -> None:
                         help="write every out-of-fold (head, relation, tail) pair of the first relation "
                              "model here (JSONL: its probability, raw as no fold model is calibrated, and "
                              "whether the union keeps it unscored), to study cut-offs")
+    parser.add_argument("--scores", default="",
+                        help="write every table's scores with their counts here (JSON), so CVs run in "
+                             "parts pool exactly")
     parser.add_argument("--only", type=int, default=0, help="quick look: run only the first N folds")
+    parser.add_argument("--folds", default="",
+                        help="run only these folds (comma list, e.g. 2,3,4: a CV finished in parts; the "
+                             "tables then cover these folds' abstracts)")
     parser.add_argument("--self-train", type=int, default=0,
                         help="self-training on the first N unlabelled arXiv abstracts")
     parser.add_argument("--st-high", type=float, default=0.8)
@@ -356,13 +363,14 @@ def main(argv: list[str] | None = None) -> None:
     rel_l2s = [float(c) for c in args.rel_l2.split(",") if c] or [1e-4]
     pairs_out: list[dict] = []
     rel_preds: dict = {}
-    all_folds = CV.folds(records, args.cv, args.seed)
-    if args.only:
-        all_folds = all_folds[:args.only]
-        records_scored = [records[i] for f in all_folds for i in f]
+    all_folds = list(enumerate(CV.folds(records, args.cv, args.seed)))
+    if args.only or args.folds:
+        chosen = {int(k) for k in args.folds.split(",")} if args.folds else set(range(args.only))
+        all_folds = [(k, held) for k, held in all_folds if k in chosen]
+        records_scored = [records[i] for _k, f in all_folds for i in f]
     else:
         records_scored = records
-    for k, held in enumerate(all_folds):
+    for k, held in all_folds:
         held_set = set(held)
         rest = [i for i in range(len(records)) if i not in held_set]
         if args.train_fraction < 1.0:       # a point of the learning curve: the held-out fold stays whole
@@ -399,23 +407,24 @@ def main(argv: list[str] | None = None) -> None:
         print(f"fold {k}: {time.time() - t0:.0f}s, {len(model.weights)} features", file=sys.stderr,
               flush=True)
     if args.out:
-        import json
-
         with open(args.out, "w", encoding="utf-8") as fh:
             fh.writelines(json.dumps(preds[thresholds[0]][r["id"]]) + "\n" for r in records_scored)
     if args.rel_out:
-        import json
-
         with open(args.rel_out, "w", encoding="utf-8") as fh:
             fh.writelines(json.dumps(row) + "\n" for row in pairs_out)
+    scores: dict[str, dict] = {}
     for m, t in thresholds:
         print(f"mention threshold {m}, name threshold: {t}")
-        print(CV.format_table(CV.score_groups(scorer, records_scored, preds[m, t])))
+        scores[f"mentions {m} names {t}"] = CV.score_groups(scorer, records_scored, preds[m, t])
+        print(CV.format_table(scores[f"mentions {m} names {t}"]))
     for (m, t, cut, l2), found in rel_preds.items():
-        rel = CV.score_groups(scorer, records_scored, found)
+        rel = scores[f"mentions {m} names {t} relations {cut} l2 {l2:g}"] = CV.score_groups(
+            scorer, records_scored, found)
         print(f"mention threshold {m}, name threshold {t}, relation L2 {l2:g}, cut-off {cut}: relations "
               + " ".join(f"{g} {v['relations.typed']['p']:.3f}/{v['relations.typed']['r']:.3f}/"
                          f"{v['relations.typed']['f1']:.3f}" for g, v in rel.items()))
+    if args.scores:
+        Path(args.scores).write_text(json.dumps(scores, indent=1), encoding="utf-8")
 
 
 if __name__ == "__main__":
