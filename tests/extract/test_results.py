@@ -270,8 +270,18 @@ KV_NAMES = {"semantics-aware memory hierarchy": "Method", "GSM8K": "Benchmark", 
 # the cases below are sentences of the results training gold (their ids beside them)
 # 80b53be27df1: a change named after the thing changed, even after `achieves`
 DRPO = ("Notably, with a 1.5B model, our method achieves 77\\% length reduction with only 1.1\\% performance "
-        "loss on simple questions like GSM8k dataset.")
+        "loss on simple questions like GSM8k dataset, while the follow-up baseline sacrifices 4.3\\% for "
+        "68\\% length reduction.")
 DRPO_NAMES = {"GSM8k": "Dataset"}
+# 2605.17757: a gap is a change, the whole list of it; 2408.11237: `up to` ends a change begun far back
+OSCAR = ("On Qwen3-4B-Thinking-2507 and Qwen3-8B, OSCAR reduces the BF16 accuracy gap to 3.78 and 1.42 "
+         "points, respectively, while naive rotation INT2 collapses to nearly zero.")
+OSCAR_NAMES = {"Qwen3-4B-Thinking-2507": "Model", "Qwen3-8B": "Model", "OSCAR": "Method",
+               "accuracy": "Metric"}
+AHM = ("Our empirical results demonstrate that the proposed AHM method outperforms all state-of-the-art "
+       "approaches and significantly decreases the false positive rate (FPR) compared to existing solutions "
+       "up to 7.5\\%.")
+AHM_NAMES = {"AHM": "Method", "false positive rate": "Metric", "FPR": "Metric"}
 # 2601.11614: a score passed is a score; 2408.10701: `which is` starts a clause, not a list
 SSIM = ("My model generates high-fidelity maps, achieving a structural similarity index (SSIM) exceeding "
         "0.93 and a strong Pearson correlation (>0.94) with ground-truth dMRI.")
@@ -382,6 +392,13 @@ LINK_CASES = [
     pytest.param(DRPO, DRPO_NAMES, None, (), "77\\%", {"kind": "ratio"}, id="a-length-reduction-is-a-ratio"),
     pytest.param(DRPO, DRPO_NAMES, None, (), "1.1\\%", {"kind": "delta"},
                  id="a-performance-loss-is-a-change"),
+    pytest.param(DRPO, DRPO_NAMES, None, (), "4.3\\%", {"kind": "delta"},
+                 id="a-score-sacrificed-for-a-cost-is-a-change-of-score"),
+    pytest.param(OSCAR, OSCAR_NAMES, "OSCAR", (), "3.78", {"kind": "delta"}, id="a-gap-is-a-change"),
+    pytest.param(OSCAR, OSCAR_NAMES, "OSCAR", (), "1.42 points", {"kind": "delta"},
+                 id="the-rest-of-a-gap's-list-too"),
+    pytest.param(AHM, AHM_NAMES, "AHM", (), "7.5\\%", {"kind": "delta"},
+                 id="up-to-ends-a-change-begun-far-back"),
     pytest.param(SSIM, SSIM_NAMES, None, (), "0.93", {"kind": "absolute"}, id="exceeding-a-score-is-a-score"),
     pytest.param(FERRET, FERRET_NAMES, "Ferret", (), "95%", {"kind": "absolute", "subject": "Ferret"},
                  id="a-clause-after-a-score-does-not-change-its-kind"),
