@@ -75,6 +75,7 @@ from paperkg.extract.lexicon.results import (
     REFERENCE_AFTER_RE,
     RESPECTIVELY_RE,
     SCALE_AFTER_RE,
+    SCORE_UP_TO_RE,
     SETTING_AFTER_RE,
     SETTING_BEFORE_RE,
     SHARE_AFTER_RE,
@@ -413,12 +414,13 @@ def rule_kind(text: str, number: Number, bounds: tuple[int, int]) -> str:
         return "none"
     if number.unit == "%" and SHARE_AFTER_RE.match(after):
         return "ratio"
-    named_change = bool(CHANGE_NOUN_AFTER_RE.match(after)) or bool(GAP_BEFORE_RE.search(before))
+    named_change = bool(CHANGE_NOUN_AFTER_RE.match(after)) or bool(GAP_BEFORE_RE.search(before[-120:]))
     reached = TO_BEFORE_RE.search(before) or BOUND_BEFORE_RE.search(before)
     if reached and not number.signed and not named_change:
         return "absolute"
-    delta = (bool(DELTA_BEFORE_RE.search(before[-60:]) or DELTA_UP_TO_RE.search(before[-120:])
-                  or DELTA_AFTER_RE.match(after)) or number.signed or named_change)
+    delta = (bool(DELTA_BEFORE_RE.search(before[-60:]) or DELTA_AFTER_RE.match(after)
+                  or (DELTA_UP_TO_RE.search(before[-120:]) and not SCORE_UP_TO_RE.search(before)))
+             or number.signed or named_change)
     if number.unit in DELTA_UNITS or (number.unit == "points" and delta):
         return "delta"
     if delta and number.unit == "%":

@@ -122,22 +122,25 @@ SPREAD_AFTER_RE = re.compile(r"^\s*(?:CI|confidence interval)\b")
 # markup or words allowed between `$` and the number (`$\sim$60`, `$\approx 95$`)
 APPROX_RE = re.compile(r"(?:\$?\\sim\$?|\$?\\approx\$?|~|\u223c|\u2248)\s*$")
 # words for a change, before the number in its clause (`improves ... by`, `a gain of`, `sacrifices`)
-_DELTA_CUES = (
-    r"\b(?:by|gains?|improv\w*|boost\w*|increas\w*|outperform\w*|surpass\w*|exceed\w*|advanc(?:es|ing)|"
+_CHANGE_WORDS = (
+    r"gains?|improv\w*|boost\w*|increas\w*|outperform\w*|surpass\w*|exceed\w*|advanc(?:es|ing)|"
     r"decreas\w*|reduc\w*|lower\w*|cut(?:s|ting)?|drop(?:s|ped|ping)?|degrad\w*|rais\w*|lift(?:s|ed|ing)|"
-    r"enhanc\w*|margin|sacrific\w*|los(?:es|ing|t)|"
-    r"delta|higher|better|relative)\b")
-DELTA_BEFORE_RE = re.compile(_DELTA_CUES + r"[^.;]{0,40}$", re.I)
-# `up to` ends a change whose verb may stand further back in its clause (`decreases the false positive
-# rate (FPR) compared to existing solutions up to 7.5%`), but not a score reached (`outperforms prior
-# methods ..., achieving up to 53.18% Top-1 accuracy`, `an accuracy of up to 95%`)
-DELTA_UP_TO_RE = re.compile(_DELTA_CUES + r"[^.;,0-9]{0,80}(?<!\bof)(?<!\bachieving)(?<!\breaching)"
-                            r"(?<!\battaining)\s+up to\s*[~$\\sim]*\s*$", re.I)
-# a gap or difference is a change, and so is the rest of its list (`reduces the accuracy gap to 3.78 and
-# 1.42 points`, `a difference of only 0.4%`; not `the material-difference rate to 30.8%`)
-GAP_BEFORE_RE = re.compile(r"(?<![\w\-])(?:gap|difference)\s+(?:(?:is|was|of|to|at|by|down to|narrowed to|"
-                           r"within|only|just|about)\s+)+[~$\\sim]*\s*"
-                           r"(?:[0-9.]+\s*(?:points?|\\?%)?\s*(?:,\s*and|,|and)\s*)*$", re.I)
+    r"enhanc\w*|margin|sacrific\w*|los(?:es|ing)|delta|higher|better|relative")
+DELTA_BEFORE_RE = re.compile(rf"\b(?:by|{_CHANGE_WORDS})\b[^.;]{{0,40}}$", re.I)
+# `up to` ends a change whose word may stand further back in its clause (`decreases the false positive
+# rate (FPR) compared to existing solutions up to 7.5%`), unless a score is reached up to it
+# (`SCORE_UP_TO_RE`: `outperforms prior methods ... and obtains up to 95.2% accuracy`)
+DELTA_UP_TO_RE = re.compile(rf"\b(?:{_CHANGE_WORDS})\b[^.;,0-9]{{0,80}}\bup to\s*[~$\\sim]*\s*$", re.I)
+SCORE_UP_TO_RE = re.compile(r"\b(?:of|with|achiev\w*|attain\w*|reach\w*|obtain\w*|yield\w*|scor\w*|gets?|"
+                            r"getting|hits?|wins?)\s+up to\s*[~$\\sim]*\s*$", re.I)
+# a gap a change closes is a change, and so is the rest of its list (`reduces the BF16 accuracy gap to
+# 3.78 and 1.42 points`); a gap or difference alone may be the score (`an optimality gap of 0.52%`,
+# `a mean absolute difference of 0.85`), and `the material-difference rate to 30.8%` is a rate
+GAP_BEFORE_RE = re.compile(
+    r"\b(?:reduc\w*|narrow\w*|clos(?:es|ed|ing)|shr[iau]nk\w*|cut(?:s|ting)?|decreas\w*|lower\w*|bridg\w*|"
+    r"halv\w*|minimi[sz]\w*)\s+(?:[\w\-]+\s+){0,4}?(?<![\w\-])(?:gap|difference)\s+"
+    r"(?:(?:to|of|at|by|down to|within|only|just|about)\s+)+[~$\\sim]*\s*"
+    r"(?:[0-9.]+(?:\s*(?:points?|\\?%))?\s*(?:,\s*and|,|and)\s*)*$", re.I)
 # a score something reaches, not a change: `improves accuracy to 64.3%`, `from 78% to 88%`; `up to`
 # bounds whatever follows (`improvements of up to 18%`, `reduces rounds by up to 64.4%`: changes)
 TO_BEFORE_RE = re.compile(r"\b(?:(?<!\bup )to|from|reaches|reaching|reach|achieves|achieving|attains)"

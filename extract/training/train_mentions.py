@@ -323,12 +323,13 @@ def main(argv: list[str] | None = None) -> None:
                              "model here (JSONL: its probability, raw as no fold model is calibrated, and "
                              "whether the union keeps it unscored), to study cut-offs")
     parser.add_argument("--scores", default="",
-                        help="write every table's scores with their counts here (JSON), so CVs run in "
-                             "parts pool exactly")
-    parser.add_argument("--only", type=int, default=0, help="quick look: run only the first N folds")
-    parser.add_argument("--folds", default="",
-                        help="run only these folds (comma list, e.g. 2,3,4: a CV finished in parts; the "
-                             "tables then cover these folds' abstracts)")
+                        help="write every table's scores here (JSON) with their tp/fp/fn counts, so the "
+                             "P/R/F1 of CVs run in parts pool exactly")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--only", type=int, default=0, help="quick look: run only the first N folds")
+    which.add_argument("--folds", default="",
+                       help="run only these folds, counted from 0 (comma list, e.g. 2,3,4: a CV finished "
+                            "in parts; the tables then cover these folds' abstracts)")
     parser.add_argument("--self-train", type=int, default=0,
                         help="self-training on the first N unlabelled arXiv abstracts")
     parser.add_argument("--st-high", type=float, default=0.8)
@@ -344,6 +345,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--train-fraction", type=float, default=1.0,
                         help="train each fold on this share of the other folds (a learning curve)")
     args = parser.parse_args(argv)
+    try:
+        chosen = {int(k) for k in args.folds.split(",") if k.strip()} if args.folds else set(range(args.only))
+    except ValueError:
+        parser.error(f"--folds {args.folds}: give fold numbers separated by commas, e.g. 2,3,4")
+    if not chosen <= set(range(args.cv)):
+        parser.error(f"folds {sorted(chosen)}: with --cv {args.cv} they are counted from 0 to {args.cv - 1}")
     gold = Path(args.gold)
     scorer = load_scorer(gold)
     records = CV.training_records(gold)
@@ -364,8 +371,7 @@ def main(argv: list[str] | None = None) -> None:
     pairs_out: list[dict] = []
     rel_preds: dict = {}
     all_folds = list(enumerate(CV.folds(records, args.cv, args.seed)))
-    if args.only or args.folds:
-        chosen = {int(k) for k in args.folds.split(",")} if args.folds else set(range(args.only))
+    if chosen:
         all_folds = [(k, held) for k, held in all_folds if k in chosen]
         records_scored = [records[i] for _k, f in all_folds for i in f]
     else:

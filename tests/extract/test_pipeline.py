@@ -178,6 +178,9 @@ SPACED_MODELS = [
     ("We prompt the GPT-2 Large Language Model (LLM) with attack logs.", ["GPT-2"]),
     ("The detector uses Faster R-CNN ResNet50 V1 features.", ["Faster R-CNN", "ResNet50 V1"]),
     ("We study Claude 3.5/3.7 Sonnet and Llama 2/3 baselines.", ["Claude 3.5", "Llama 2"]),
+    ("Claude 3 Opus scores 86 on MMLU, ahead of Claude 3 Opus 71 in our rerun with a BERT 12-layered judge.",
+     ["Claude 3 Opus", "BERT"]),
+    ("We prompt the Gemini Large Vision Language Model and VGG 19.", ["Gemini", "VGG 19"]),
 ]
 
 

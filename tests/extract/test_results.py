@@ -222,6 +222,31 @@ def test_what_the_refusals_leave(text: str, names: dict[str, str], kept: str) ->
     assert kept in [r.value for r in _results(text, names)]
 
 
+# (text, mentions, value): scores that the change words around them must not make changes
+SCORE_CASES = [
+    pytest.param("Our solver attains an optimality gap of 0.52% on TSP100.", {"TSP100": "Benchmark"}, "0.52%",
+                 id="a-gap-as-the-metric"),
+    pytest.param("It reaches a mean absolute difference of 0.85 on the test set.", {}, "0.85",
+                 id="a-difference-as-the-metric"),
+    pytest.param("Adding the compressed prefix reduces the material-difference rate to 30.8%.", {}, "30.8%",
+                 id="a-rate-named-after-a-difference"),
+    pytest.param("Our method outperforms all baselines on the benchmark and obtains up to 95.2% accuracy on "
+                 "CIFAR-10.", {"CIFAR-10": "Dataset", "accuracy": "Metric"}, "95.2%",
+                 id="a-score-obtained-up-to"),
+    pytest.param("A model trained by contrastive learning on web data achieves up to 92.1% accuracy on "
+                 "ImageNet.", {"ImageNet": "Dataset", "accuracy": "Metric"}, "92.1%",
+                 id="by-is-no-change-word-far-back"),
+    pytest.param("On Lost in the Middle, our model scores 85.3% accuracy.", {"accuracy": "Metric"}, "85.3%",
+                 id="lost-in-a-name"),
+]
+
+
+@pytest.mark.parametrize(("text", "names", "value"), SCORE_CASES)
+def test_scores_stay_scores(text: str, names: dict[str, str], value: str) -> None:
+    found = {r.value: r.kind for r in _results(text, names)}
+    assert found.get(value) == "absolute", found
+
+
 def test_needing_fewer_parameters_stays_a_result() -> None:
     """Efficiency is a result (results_train 7d28408754ab): only a larger size is refused."""
     text = ("Our model outperforms single-model baselines in balanced accuracy and recall, while using up "
