@@ -298,7 +298,8 @@ DRPO = ("Notably, with a 1.5B model, our method achieves 77\\% length reduction 
         "loss on simple questions like GSM8k dataset, while the follow-up baseline sacrifices 4.3\\% for "
         "68\\% length reduction.")
 DRPO_NAMES = {"GSM8k": "Dataset"}
-# 2605.17757: a gap is a change, the whole list of it; 2408.11237: `up to` ends a change begun far back
+# 2605.17757: a gap a change closes is a change, its whole list; 2408.11237: `up to` ends a change
+# begun far back
 OSCAR = ("On Qwen3-4B-Thinking-2507 and Qwen3-8B, OSCAR reduces the BF16 accuracy gap to 3.78 and 1.42 "
          "points, respectively, while naive rotation INT2 collapses to nearly zero.")
 OSCAR_NAMES = {"Qwen3-4B-Thinking-2507": "Model", "Qwen3-8B": "Model", "OSCAR": "Method",
