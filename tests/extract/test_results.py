@@ -15,7 +15,7 @@ from paperkg.extract.doc_utils import FINAL
 from paperkg.extract.numbers import display, find_numbers
 from paperkg.extract.pipeline import Extractor
 from paperkg.extract.result_links import Linker
-from paperkg.extract.results import Ent, ResultFinder, find_results, main_method, verb_subject
+from paperkg.extract.results import Ent, ResultFinder, adjacent_names, find_results, main_method, verb_subject
 from paperkg.extract.tokenizer import customize_tokenizer
 from paperkg.extract.training import train_results
 from paperkg.graph.records import Extraction
@@ -376,6 +376,17 @@ SCARNET = ("ScarNet demonstrated lower bias (-0.63%) and coefficient of variatio
 SCARNET_NAMES = {"ScarNet": "Model", "MedSAM": "Model", "nnU-Net": "Method", "bias": "Metric",
                  "CoV": "Metric"}
 
+# 2412.09263 and 2608.00585 (the 2,500 arXiv abstracts): the benchmark right after the metric's name,
+# unless it opens a list the numbers follow in order
+SNLI = ("We train a GTR-T5-XL model on this expanded dataset, achieving a new benchmark of 94.7% accuracy on "
+        "the SNLI dataset, 94.0% accuracy on the E-SNLI dataset, and 92.6% accuracy on the MultiNLI dataset.")
+SNLI_NAMES = {"GTR-T5-XL": "Model", "accuracy": "Metric", "SNLI": "Dataset", "E-SNLI": "Dataset",
+              "MultiNLI": "Dataset"}
+AUC = ("Entailment scoring reaches 0.643, 0.523 and 0.560 AUC on HotpotQA, 2WikiMultihopQA and MuSiQue, "
+       "against 0.951 on single-hop data.")
+AUC_NAMES = {"Entailment scoring": "Method", "AUC": "Metric", "HotpotQA": "Benchmark",
+             "2WikiMultihopQA": "Benchmark", "MuSiQue": "Benchmark"}
+
 # (text, mentions, main method, aliases, value, expected fields)
 LINK_CASES = [
     pytest.param(TRACKLET, TRACKLET_NAMES, "TrackletGait", (), "77.8",
@@ -413,6 +424,9 @@ LINK_CASES = [
                  "12%", {"kind": "ratio"}, id="a-share-of-the-cost-is-a-ratio"),
     pytest.param(SSR, SSR_NAMES, "SSR++", (), "94.61%", {"subject": "SSR++", "benchmark": "ASDiv"},
                  id="on-the-benchmark-right-after"),
+    pytest.param(SNLI, SNLI_NAMES, None, (), "94.0%", {"benchmark": "E-SNLI", "metric": "accuracy"},
+                 id="on-the-benchmark-right-after-the-metric"),
+    pytest.param(SNLI, SNLI_NAMES, None, (), "94.7%", {"benchmark": "SNLI"}, id="the-first-of-such-a-list"),
     pytest.param(PCK, PCK_NAMES, None, (), "8-10%", {"subject": "Qwen", "metric": "PCK@.05"},
                  id="for-the-model-right-after"),
     pytest.param(DRPO, DRPO_NAMES, None, (), "77\\%", {"kind": "ratio"}, id="a-length-reduction-is-a-ratio"),
@@ -502,6 +516,20 @@ def test_links(text: str, names: dict[str, str], main: str, aliases: tuple, valu
     result = found[value]
     assert text[result.start:result.end] == value
     assert {key: getattr(result, key) for key in expected} == expected
+
+
+@pytest.mark.parametrize(("text", "names", "value", "expected"), [
+    (SNLI, SNLI_NAMES, "94.0%", {"benchmark": "E-SNLI"}),
+    (SNLI, SNLI_NAMES, "92.6%", {"benchmark": "MultiNLI"}),
+    (AUC, AUC_NAMES, "0.560", {}),
+    (AUC, AUC_NAMES, "0.951", {}),
+])
+def test_names_right_after_a_number_and_its_metric(text: str, names: dict[str, str], value: str,
+                                                    expected: dict[str, str]) -> None:
+    """Past the metric's name the next benchmark is the number's own, unless it opens a list of
+    benchmarks: then the numbers before pair with the list in order, which the linker decides."""
+    number = next(n for n in find_numbers(text) if n.value == value)
+    assert adjacent_names(text, number, _ents(text, names), {}) == expected
 
 
 def test_the_ends_of_a_change_and_its_bracketed_change_share_a_benchmark() -> None:
