@@ -68,6 +68,8 @@ from paperkg.extract.lexicon.results import (
     HUMAN_AFTER_RE,
     HUMAN_BEFORE_RE,
     LIST_GAP_RE,
+    METRIC_GAP_RE,
+    MODIFIER_AFTER_RE,
     NEGATED_BEFORE_RE,
     OWN_CUT_RE,
     OWN_SUBJECT_RE,
@@ -242,22 +244,27 @@ def adjacent_names(text: str, number: Number, mentions: list[Ent], canon: dict[s
         if m.start - end > 12:
             break
         gap = text[end:m.start]
-        if m.type == "Metric" and end == number.end and not gap.strip():
+        if m.type == "Metric" and end == number.end and METRIC_GAP_RE.fullmatch(gap):
             end = m.end
             continue
-        if end != number.end and _heads_a_list(text, m, mentions[i + 1:]):
-            break       # `0.643, 0.523 and 0.560 AUC on HotpotQA, 2WikiMultihopQA and MuSiQue`: in order
-        if m.type in BENCHMARK_TYPES and ADJACENT_BENCHMARK_RE.fullmatch(gap):
+        if MODIFIER_AFTER_RE.match(text, m.end):
+            continue    # `for ChatGPT-generated text`, `ImageNet-pretrained`: a modifier, not the name's own
+        group = BENCHMARK_TYPES if m.type in BENCHMARK_TYPES else SUBJECT_TYPES
+        if m.type not in group or (end != number.end and _heads_a_list(text, m, mentions[i + 1:], group)):
+            continue
+        if group is BENCHMARK_TYPES and ADJACENT_BENCHMARK_RE.fullmatch(gap):
             out.setdefault("benchmark", m.surface)
-        elif m.type in SUBJECT_TYPES and ADJACENT_SUBJECT_RE.fullmatch(gap):
+        elif group is SUBJECT_TYPES and ADJACENT_SUBJECT_RE.fullmatch(gap):
             out.setdefault("subject", canon.get(m.surface, m.surface))
     return out
 
 
-def _heads_a_list(text: str, first: Ent, after: list[Ent]) -> bool:
-    """Whether another name of `first`'s type follows it as the next item of a list."""
+def _heads_a_list(text: str, first: Ent, after: list[Ent], group: Iterable[str]) -> bool:
+    """Whether another name of `first`'s group follows it as the next item of a list (`on HotpotQA,
+    2WikiMultihopQA and MuSiQue`): then the numbers before pair with the list in order, which the
+    linker decides."""
     nxt = next((m for m in after if m.start >= first.end), None)
-    return (nxt is not None and nxt.type == first.type
+    return (nxt is not None and nxt.type in group
             and bool(BENCHMARK_LIST_GAP_RE.fullmatch(text[first.end:nxt.start])))
 
 

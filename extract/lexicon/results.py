@@ -228,6 +228,10 @@ BENCHMARK_LIST_GAP_RE = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|and\s+|or\s+|&\
 # for Qwen`)
 ADJACENT_BENCHMARK_RE = re.compile(r"\s*(?:\)|\$)?\s*(?:on|in|at)\s+(?:the\s+)?")
 ADJACENT_SUBJECT_RE = re.compile(r"\s*(?:\)|\$)?\s*for\s+(?:the\s+)?")
+# between a number and its metric's name (`94.0% accuracy`, `$94.0\%$ accuracy`)
+METRIC_GAP_RE = re.compile(r"\s*\$?\s*")
+# a name written as a modifier of the next word (`ChatGPT-generated text`, `LLaMA-based agents`)
+MODIFIER_AFTER_RE = re.compile(r"-[A-Za-z]")
 # a number opening the brackets right after a name is that name's: `SAGE (+12.4) and EQBench3 (+20.9%)`,
 # also after its metric's name: `CIFAR-10 (FID 1.54), AFHQv2 64x64 (FID 1.23)`, `MIMIC-IV (AUROC: 0.91)`;
 # not after a word that makes the number something else (`(vs. 75.2%)`, `(from 12.5% to 8.1%)`, `(p = 0.003)`)

@@ -523,11 +523,19 @@ def test_links(text: str, names: dict[str, str], main: str, aliases: tuple, valu
     (SNLI, SNLI_NAMES, "92.6%", {"benchmark": "MultiNLI"}),
     (AUC, AUC_NAMES, "0.560", {}),
     (AUC, AUC_NAMES, "0.951", {}),
+    (AUC, {**AUC_NAMES, "2WikiMultihopQA": "Dataset"}, "0.560", {}),
+    ("The model reaches $94.0\\%$ accuracy on SNLI.", {"accuracy": "Metric", "SNLI": "Dataset"}, "94.0\\%",
+     {"benchmark": "SNLI"}),
+    ("It reaches 95% accuracy for ChatGPT, 88.79% for Mistral.",
+     {"accuracy": "Metric", "ChatGPT": "Model", "Mistral": "Model"}, "95%", {"subject": "ChatGPT"}),
+    ("Our detector achieves 98.2% accuracy for ChatGPT-generated text.",
+     {"accuracy": "Metric", "ChatGPT": "Model"}, "98.2%", {}),
 ])
 def test_names_right_after_a_number_and_its_metric(text: str, names: dict[str, str], value: str,
                                                     expected: dict[str, str]) -> None:
-    """Past the metric's name the next benchmark is the number's own, unless it opens a list of
-    benchmarks: then the numbers before pair with the list in order, which the linker decides."""
+    """Past the metric's name the next benchmark or model is the number's own, unless it opens a list
+    of such names (the numbers before pair with it in order, which the linker decides) or modifies the
+    next word (`ChatGPT-generated text`)."""
     number = next(n for n in find_numbers(text) if n.value == value)
     assert adjacent_names(text, number, _ents(text, names), {}) == expected
 
