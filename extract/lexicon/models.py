@@ -42,8 +42,8 @@ _TIER = rf"(?:{'|'.join(TIERS)})\b(?!\s+(?:Vision[\s\-])?(?:Language|Multimodal|
 _NOT_A_VERSION = (r"[\w%]|\.[0-9]|\s?\\?%|\s?[×*]|\s?\$?\\times|/\d\d|/\d+[BbMm]\b|:1\b"
                   rf"|{DASH}(?:layer(?:s|ed)?|heads?|fold|shots?|way|bits?)\b|\s(?:{'|'.join(COUNTED)})\b")
 _LETTER_VERSION = rf"\s[vVRK][0-9]+(?:\.[0-9]+)?(?!{_NOT_A_VERSION})"
-_SPACED_VERSION = rf"\s(?:[1-9](?:\.[0-9]{{1,2}})?|[1-9][0-9])(?!{_NOT_A_VERSION})|{_LETTER_VERSION}"
 _TIER_VERSION = rf"\s[1-9](?:\.[0-9]{{1,2}})?(?!{_NOT_A_VERSION})|{_LETTER_VERSION}"
+_SPACED_VERSION = rf"\s[1-9][0-9](?!{_NOT_A_VERSION})|{_TIER_VERSION}"
 _SPACED_TIER = rf"\s{_TIER}"
 # family + version/size parts, e.g. Qwen2.5-7B-Instruct, LLaMA3.1-8B, GPT-4o, DeepSeek-R1-Zero, ResNet-50
 MODEL_RE = re.compile(

@@ -421,8 +421,8 @@ def main(argv: list[str] | None = None) -> None:
     scores: dict[str, dict] = {}
     for m, t in thresholds:
         print(f"mention threshold {m}, name threshold: {t}")
-        scores[f"mentions {m} names {t}"] = CV.score_groups(scorer, records_scored, preds[m, t])
-        print(CV.format_table(scores[f"mentions {m} names {t}"]))
+        table = scores[f"mentions {m} names {t}"] = CV.score_groups(scorer, records_scored, preds[m, t])
+        print(CV.format_table(table))
     for (m, t, cut, l2), found in rel_preds.items():
         rel = scores[f"mentions {m} names {t} relations {cut} l2 {l2:g}"] = CV.score_groups(
             scorer, records_scored, found)
