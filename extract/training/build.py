@@ -59,6 +59,7 @@ class Settings:
     clusters: bool = True
     heads: bool = True
     described: bool = True
+    cross_fit: bool = False
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Settings:
@@ -87,19 +88,46 @@ def unlabelled_features(settings: Settings, lexicon: dict[str, str] | None, nlp=
     return out
 
 
-def train_models(docs, records: list[dict], settings: Settings, lexicon: dict[str, str] | None,
-                 unlabelled: dict | None = None):
-    """(mention model, relation model) trained on docs that went through the rule components."""
-    mentions = T.train(docs, records, epochs=settings.epochs, l2=settings.l2, lr=settings.lr,
-                       seed=settings.seed, min_count=settings.min_count, lexicon=lexicon,
-                       typer=settings.typer, hidden=settings.hidden, **(unlabelled or {}))
-    T.mark(docs, mentions, settings.threshold, settings.name_threshold, settings.described)
-    relations = T.train_relations(docs, records, epochs=settings.rel_epochs, seed=settings.seed,
+CROSS_FIT_FOLDS = 5
+
+
+def _mention_kwargs(settings: Settings, lexicon: dict[str, str] | None, unlabelled: dict | None) -> dict:
+    return {"epochs": settings.epochs, "l2": settings.l2, "lr": settings.lr, "min_count": settings.min_count,
+            "lexicon": lexicon, "typer": settings.typer, "hidden": settings.hidden, **(unlabelled or {})}
+
+
+def train_mentions(docs, records: list[dict], settings: Settings, lexicon: dict[str, str] | None,
+                   unlabelled: dict | None = None):
+    """The mention model, trained on docs that went through the rule components."""
+    return T.train(docs, records, seed=settings.seed, **_mention_kwargs(settings, lexicon, unlabelled))
+
+
+def train_relations(marked_docs, records: list[dict], settings: Settings):
+    """The relation model (with its head chooser) over docs the mention scorer has marked."""
+    relations = T.train_relations(marked_docs, records, epochs=settings.rel_epochs, seed=settings.seed,
                                   heads=settings.heads, decide=settings.rel_decide,
                                   heads_k=settings.rel_heads, head_floor=settings.rel_head_floor)
     relations.calibration["min_probability"] = settings.rel_min_probability
     relations.calibration["main_min_probability"] = settings.rel_main_probability
-    return mentions, relations
+    return relations
+
+
+def train_models(docs, records: list[dict], settings: Settings, lexicon: dict[str, str] | None,
+                 unlabelled: dict | None = None, marked_docs=None):
+    """(mention model, relation model) trained on docs that went through the rule components. The
+    relation model learns from `marked_docs` when given (the same abstracts, each marked by a mention
+    model that did not see it), else, under `settings.cross_fit`, from marks of `CROSS_FIT_FOLDS` such
+    models made here, else from the new mention model's own, in-sample marks."""
+    mentions = train_mentions(docs, records, settings, lexicon, unlabelled)
+    if marked_docs is None:
+        if settings.cross_fit:
+            T.cross_fit_mark(docs, records, CROSS_FIT_FOLDS, settings.seed, settings.threshold,
+                             settings.name_threshold, settings.described,
+                             **_mention_kwargs(settings, lexicon, unlabelled))
+        else:
+            T.mark(docs, mentions, settings.threshold, settings.name_threshold, settings.described)
+        marked_docs = docs
+    return mentions, train_relations(marked_docs, records, settings)
 
 
 def _norm_sets(rec: dict) -> tuple[set, set]:
@@ -108,32 +136,56 @@ def _norm_sets(rec: dict) -> tuple[set, set]:
     return ents, rels
 
 
+def _entity_instances(doc, record: dict, ent_x: list, ent_y: list) -> None:
+    gold_ents, _rels = _norm_sets(record)
+    best: dict[tuple[str, str], float] = {}
+    for span, conf in zip(doc.spans["paperkg"], doc._.paperkg_confidence, strict=False):
+        if span.kb_id_ == DESCRIBED:    # a rule's fixed confidence, not the scorer's to calibrate
+            continue
+        key = (T._norm(span.text), span.label_)
+        best[key] = max(best.get(key, 0.0), conf)
+    for key, conf in best.items():
+        ent_x.append(conf)
+        ent_y.append(int(key in gold_ents))
+
+
+def _relation_instances(doc, record: dict, relations, rel_x: list, rel_y: list) -> None:
+    _ents, gold_rels = _norm_sets(record)
+    for h, r, t, _s, p in R.score_relations(doc, relations):
+        rel_x.append(p)
+        rel_y.append(int((T._norm(h), r, T._norm(t)) in gold_rels))
+
+
 def out_of_fold(docs, records: list[dict], settings: Settings, lexicon, unlabelled: dict, k: int = 5):
-    """Raw probabilities of every predicted mention and relation, each with whether gold has it."""
+    """Raw probabilities of every predicted mention and relation, each with whether gold has it. Under
+    `settings.cross_fit`, every doc is left marked by the mention model of the fold that held it out,
+    and each fold's relation model learns from the other folds' docs so marked (the final relation
+    model then learns from all of them: `train_all`)."""
     from paperkg.extract.training import cv
 
     ent_x, ent_y, rel_x, rel_y = [], [], [], []
-    for held in cv.folds(records, k, settings.seed):
-        held_set = set(held)
-        rest = [i for i in range(len(records)) if i not in held_set]
+    held_out = cv.folds(records, k, settings.seed)
+    rest_of = [sorted(set(range(len(records))) - set(held)) for held in held_out]
+    if settings.cross_fit:
+        for held, rest in zip(held_out, rest_of, strict=True):
+            mentions = train_mentions([docs[i] for i in rest], [records[i] for i in rest], settings, lexicon,
+                                      unlabelled)
+            T.mark([docs[i] for i in held], mentions, settings.threshold, settings.name_threshold,
+                   settings.described)
+        for held, rest in zip(held_out, rest_of, strict=True):
+            relations = train_relations([docs[i] for i in rest], [records[i] for i in rest], settings)
+            for i in held:
+                _entity_instances(docs[i], records[i], ent_x, ent_y)
+                _relation_instances(docs[i], records[i], relations, rel_x, rel_y)
+        return ent_x, ent_y, rel_x, rel_y
+    for held, rest in zip(held_out, rest_of, strict=True):
         mentions, relations = train_models([docs[i] for i in rest], [records[i] for i in rest], settings,
                                            lexicon, unlabelled)
         held_docs = [docs[i] for i in held]
         T.mark(held_docs, mentions, settings.threshold, settings.name_threshold, settings.described)
         for doc, i in zip(held_docs, held, strict=True):
-            gold_ents, gold_rels = _norm_sets(records[i])
-            best: dict[tuple[str, str], float] = {}
-            for span, conf in zip(doc.spans["paperkg"], doc._.paperkg_confidence, strict=False):
-                if span.kb_id_ == DESCRIBED:    # a rule's fixed confidence, not the scorer's to calibrate
-                    continue
-                key = (T._norm(span.text), span.label_)
-                best[key] = max(best.get(key, 0.0), conf)
-            for key, conf in best.items():
-                ent_x.append(conf)
-                ent_y.append(int(key in gold_ents))
-            for h, r, t, _s, p in R.score_relations(doc, relations):
-                rel_x.append(p)
-                rel_y.append(int((T._norm(h), r, T._norm(t)) in gold_rels))
+            _entity_instances(doc, records[i], ent_x, ent_y)
+            _relation_instances(doc, records[i], relations, rel_x, rel_y)
     return ent_x, ent_y, rel_x, rel_y
 
 
@@ -152,10 +204,11 @@ def train_all(records: list[dict], out_dir: Path, settings: Settings, calibrate:
         ent_x, ent_y, rel_x, rel_y = out_of_fold(docs, records, settings, lexicon, unlabelled)
         calibration = {"entity": sparse.isotonic(ent_x, ent_y), "relation": sparse.isotonic(rel_x, rel_y)}
         meta["calibration_instances"] = {"entity": len(ent_x), "relation": len(rel_x)}
+        marked_docs = docs if settings.cross_fit else None
         docs = T.rule_docs(nlp, [r["abstract"] for r in records])
     else:
-        calibration = {}
-    mentions, relations = train_models(docs, records, settings, lexicon, unlabelled)
+        calibration, marked_docs = {}, None
+    mentions, relations = train_models(docs, records, settings, lexicon, unlabelled, marked_docs)
     mentions.calibration = {"threshold": settings.threshold, "name_threshold": settings.name_threshold}
     if calibration:
         mentions.calibration["entity"] = calibration["entity"]

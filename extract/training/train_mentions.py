@@ -203,6 +203,20 @@ def mark(docs: list[Doc], model: M.SparseSoftmax, threshold: float, name_thresho
         doc._.paperkg_introduced = detect_introduced(doc, list(doc.spans[FINAL]), sents, sent_of)
 
 
+def cross_fit_mark(docs: list[Doc], records: list[dict], k: int, seed: int, threshold: float,
+                   name_threshold: float = 1.0, described: bool = True, **train_kwargs) -> None:
+    """Mark each doc with a mention model trained without it (`k` folds of `docs`): the mentions the
+    head chooser and the relation model then learn from are as noisy as the ones they meet out of
+    sample, not the in-sample ones a model fits close to gold."""
+    from paperkg.extract.training import cv as CV
+
+    for held in CV.folds(records, k, seed):
+        held_set = set(held)
+        rest = [i for i in range(len(records)) if i not in held_set]
+        model = train([docs[i] for i in rest], [records[i] for i in rest], seed=seed, **train_kwargs)
+        mark([docs[i] for i in held], model, threshold, name_threshold, described)
+
+
 def gold_head(record: dict) -> str | None:
     """The paper's own method in gold: the head most of its relations hang off (normalised)."""
     heads: dict[str, int] = {}
@@ -342,6 +356,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-typer", action="store_true", help="types from the joint model alone")
     parser.add_argument("--hidden", type=int, default=0,
                         help="the mention model's tanh hidden layer, this wide (0: a linear softmax)")
+    parser.add_argument("--cross-fit", type=int, default=0,
+                        help="train the head chooser and relation model on mentions of K inner fold models "
+                             "(each training doc marked by a model that never saw it), not the fold model's")
     parser.add_argument("--train-fraction", type=float, default=1.0,
                         help="train each fold on this share of the other folds (a learning curve)")
     args = parser.parse_args(argv)
@@ -382,16 +399,20 @@ def main(argv: list[str] | None = None) -> None:
         if args.train_fraction < 1.0:       # a point of the learning curve: the held-out fold stays whole
             rest = sorted(random.Random(args.seed + k).sample(rest, round(len(rest) * args.train_fraction)))
         t0 = time.time()
-        model = train([docs[i] for i in rest], [records[i] for i in rest], epochs=args.epochs, l2=args.l2,
-                      lr=args.lr, seed=args.seed, min_count=args.min_count, lexicon=lexicon,
-                      clusters=clusters, unlabelled=unlabelled, self_train=self_train,
-                      typer=not args.no_typer, hidden=args.hidden)
+        train_kwargs = {"epochs": args.epochs, "l2": args.l2, "lr": args.lr, "min_count": args.min_count,
+                        "lexicon": lexicon, "clusters": clusters, "unlabelled": unlabelled,
+                        "self_train": self_train, "typer": not args.no_typer, "hidden": args.hidden}
+        model = train([docs[i] for i in rest], [records[i] for i in rest], seed=args.seed, **train_kwargs)
         held_docs, held_recs = [docs[i] for i in held], [records[i] for i in held]
         heads = None
         relation_models = {}
         if args.heads or rel_cuts:
             rest_docs = [docs[i] for i in rest]
-            mark(rest_docs, model, *thresholds[0], described=not args.no_described)
+            if args.cross_fit:
+                cross_fit_mark(rest_docs, [records[i] for i in rest], args.cross_fit, args.seed,
+                               *thresholds[0], described=not args.no_described, **train_kwargs)
+            else:
+                mark(rest_docs, model, *thresholds[0], described=not args.no_described)
             if rel_cuts:
                 relation_models = {l2: train_relations(rest_docs, [records[i] for i in rest], seed=args.seed,
                                                        epochs=args.rel_epochs, l2=l2, heads=args.heads,
