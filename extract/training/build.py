@@ -96,7 +96,7 @@ def _mention_kwargs(settings: Settings, lexicon: dict[str, str] | None, unlabell
             "lexicon": lexicon, "typer": settings.typer, "hidden": settings.hidden, **(unlabelled or {})}
 
 
-def train_mentions(docs, records: list[dict], settings: Settings, lexicon: dict[str, str] | None,
+def train_mention_model(docs, records: list[dict], settings: Settings, lexicon: dict[str, str] | None,
                    unlabelled: dict | None = None):
     """The mention model, trained on docs that went through the rule components."""
     return T.train(docs, records, seed=settings.seed, **_mention_kwargs(settings, lexicon, unlabelled))
@@ -117,8 +117,9 @@ def train_models(docs, records: list[dict], settings: Settings, lexicon: dict[st
     """(mention model, relation model) trained on docs that went through the rule components. The
     relation model learns from `marked_docs` when given (the same abstracts, each marked by a mention
     model that did not see it), else, under `settings.cross_fit`, from marks of `CROSS_FIT_FOLDS` such
-    models made here, else from the new mention model's own, in-sample marks."""
-    mentions = train_mentions(docs, records, settings, lexicon, unlabelled)
+    models made here (five more mention models: what `training.cv` runs per fold), else from the new
+    mention model's own, in-sample marks."""
+    mentions = train_mention_model(docs, records, settings, lexicon, unlabelled)
     if marked_docs is None:
         if settings.cross_fit:
             T.cross_fit_mark(docs, records, CROSS_FIT_FOLDS, settings.seed, settings.threshold,
@@ -160,7 +161,9 @@ def out_of_fold(docs, records: list[dict], settings: Settings, lexicon, unlabell
     """Raw probabilities of every predicted mention and relation, each with whether gold has it. Under
     `settings.cross_fit`, every doc is left marked by the mention model of the fold that held it out,
     and each fold's relation model learns from the other folds' docs so marked (the final relation
-    model then learns from all of them: `train_all`)."""
+    model then learns from all of them: `train_all`). Those marks came from mention models that saw
+    the scored fold's gold, so the relation calibration is a little less strictly out of fold than
+    without `cross_fit` (strict would need K x (K - 1) mention models)."""
     from paperkg.extract.training import cv
 
     ent_x, ent_y, rel_x, rel_y = [], [], [], []
@@ -168,8 +171,8 @@ def out_of_fold(docs, records: list[dict], settings: Settings, lexicon, unlabell
     rest_of = [sorted(set(range(len(records))) - set(held)) for held in held_out]
     if settings.cross_fit:
         for held, rest in zip(held_out, rest_of, strict=True):
-            mentions = train_mentions([docs[i] for i in rest], [records[i] for i in rest], settings, lexicon,
-                                      unlabelled)
+            mentions = train_mention_model([docs[i] for i in rest], [records[i] for i in rest], settings,
+                                           lexicon, unlabelled)
             T.mark([docs[i] for i in held], mentions, settings.threshold, settings.name_threshold,
                    settings.described)
         for held, rest in zip(held_out, rest_of, strict=True):

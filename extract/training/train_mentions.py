@@ -366,6 +366,8 @@ def main(argv: list[str] | None = None) -> None:
         chosen = {int(k) for k in args.folds.split(",") if k.strip()} if args.folds else set(range(args.only))
     except ValueError:
         parser.error(f"--folds {args.folds}: give fold numbers separated by commas, e.g. 2,3,4")
+    if args.cross_fit == 1 or args.cross_fit < 0:
+        parser.error(f"--cross-fit {args.cross_fit}: give 0 (off) or a number of inner folds of 2 or more")
     if not chosen <= set(range(args.cv)):
         parser.error(f"folds {sorted(chosen)}: with --cv {args.cv} they are counted from 0 to {args.cv - 1}")
     gold = Path(args.gold)
