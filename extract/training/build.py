@@ -96,12 +96,6 @@ def _mention_kwargs(settings: Settings, lexicon: dict[str, str] | None, unlabell
             "lexicon": lexicon, "typer": settings.typer, "hidden": settings.hidden, **(unlabelled or {})}
 
 
-def train_mention_model(docs, records: list[dict], settings: Settings, lexicon: dict[str, str] | None,
-                   unlabelled: dict | None = None):
-    """The mention model, trained on docs that went through the rule components."""
-    return T.train(docs, records, seed=settings.seed, **_mention_kwargs(settings, lexicon, unlabelled))
-
-
 def train_relations(marked_docs, records: list[dict], settings: Settings):
     """The relation model (with its head chooser) over docs the mention scorer has marked."""
     relations = T.train_relations(marked_docs, records, epochs=settings.rel_epochs, seed=settings.seed,
@@ -119,7 +113,7 @@ def train_models(docs, records: list[dict], settings: Settings, lexicon: dict[st
     model that did not see it), else, under `settings.cross_fit`, from marks of `CROSS_FIT_FOLDS` such
     models made here (five more mention models: what `training.cv` runs per fold), else from the new
     mention model's own, in-sample marks."""
-    mentions = train_mention_model(docs, records, settings, lexicon, unlabelled)
+    mentions = T.train(docs, records, seed=settings.seed, **_mention_kwargs(settings, lexicon, unlabelled))
     if marked_docs is None:
         if settings.cross_fit:
             T.cross_fit_mark(docs, records, CROSS_FIT_FOLDS, settings.seed, settings.threshold,
@@ -170,11 +164,8 @@ def out_of_fold(docs, records: list[dict], settings: Settings, lexicon, unlabell
     held_out = cv.folds(records, k, settings.seed)
     rest_of = [sorted(set(range(len(records))) - set(held)) for held in held_out]
     if settings.cross_fit:
-        for held, rest in zip(held_out, rest_of, strict=True):
-            mentions = train_mention_model([docs[i] for i in rest], [records[i] for i in rest], settings,
-                                           lexicon, unlabelled)
-            T.mark([docs[i] for i in held], mentions, settings.threshold, settings.name_threshold,
-                   settings.described)
+        T.cross_fit_mark(docs, records, k, settings.seed, settings.threshold, settings.name_threshold,
+                         settings.described, **_mention_kwargs(settings, lexicon, unlabelled))
         for held, rest in zip(held_out, rest_of, strict=True):
             relations = train_relations([docs[i] for i in rest], [records[i] for i in rest], settings)
             for i in held:
