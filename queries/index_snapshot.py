@@ -11,7 +11,11 @@ numbers as flat arrays of native uint32 from which the index's tables are made i
 Memory decides the encoding, as it decided the index's shape: every node is a number into one list
 of node keys, so the loaded tables share the keys' string objects as the derived index does (a
 string per reference would be ~300 MB more at 209k abstracts), and the per-paper edges' property
-maps, a few thousand distinct ones, come back as one shared dict each.
+maps, a few thousand distinct ones, come back as one shared dict each. Node props go as columns
+(one group per label and list of property names), a property's repeated values as numbers into one
+table of its distinct values, and an entity's papers as numbers into the distinct (paper, edge props)
+pairs, so that a value or a pair that recurs is one object where the derived index holds one per
+use (a result's `kind`, `unit` and sentence; 368k results and 5.3M mentions at the synthetic 1M).
 
 The file names the build generation it describes (`BuildState.generation`) and the byte order of its
 numbers, and carries a CRC of its body: a file of another build, format or machine, or damaged, is
@@ -25,14 +29,16 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import logging
+import math
 import mmap
 import os
 import struct
 import sys
 import zlib
 from array import array
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from itertools import accumulate, chain
+from itertools import accumulate, chain, repeat
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
@@ -47,7 +53,7 @@ log = logging.getLogger("paperkg.queries")
 
 FILE = "serving-index.msgpack"
 LOCK_FILE = "serving-index.lock"
-FORMAT = 6
+FORMAT = 7
 _MAGIC = b"PKGIDX\x00\x01"
 _LENGTHS = struct.Struct("<II")        # header length, CRC-32 of the body
 _DIRS = ("out", "in")
@@ -71,21 +77,52 @@ class _Groups(msgspec.Struct, array_like=True):
     columns: list[bytes]
 
 
+class _Values(msgspec.Struct, array_like=True):
+    """A list of values: `values` themselves (`refs` None), or numbers (`refs`, uint32) into the
+    distinct `values` when many repeat, so that a repeated value is one object in memory."""
+
+    values: list[Any]
+    refs: bytes | None = None
+
+
+class _Column(msgspec.Struct, array_like=True):
+    """One property of a group of nodes, in the group's order: `values` themselves, or (`refs`)
+    numbers into the body's table of the property's distinct values, shared by every group (a result's
+    `kind`, `unit`, `direction` or sentence, an entity's `type`: the synthetic 1M's 368k results held a
+    string object apiece); `of_id`: each node's value is a list holding its own `id` (a paper's
+    `ids`), made from the `id` column's strings."""
+
+    name: str
+    values: list[Any]
+    refs: bytes | None = None
+    of_id: bool = False
+
+
+class _Props(msgspec.Struct, array_like=True):
+    """The props of the nodes (positions in `keys`) that have one label and one list of property
+    names, as columns: the dicts are made in C on load (`_props`)."""
+
+    label: int
+    nodes: bytes
+    columns: list[_Column]
+
+
 class _Body(msgspec.Struct, array_like=True):
     """The index as numbers into `keys` (nodes) and `shared` (per-paper edge props); arrays of numbers
     are native uint32 (`_u32`). Tables keep their order, which some answers follow."""
 
     keys: list[str]                                   # the nodes', sorted
     labels: list[str]
-    label_of: bytes                                   # per node
-    props: list[dict[str, Any]]                       # per node, without `__labels__`
+    props: list[_Props]                               # node props, by label and property names
+    prop_tables: dict[str, list[Any]]                 # property: its distinct values, where shared
     shared: list[dict[str, Any]]                      # MENTIONS props maps, without `__labels__`
     by_key_names: list[str]                           # sorted (search needs them so)
     by_key: _Groups                                   # owners: positions in `by_key_names`
     by_type: list[tuple[str, bytes]]
     by_family: list[tuple[str, bytes]]
     ranked: bytes
-    papers_of: _Groups                                # entity: papers, their edge props
+    mention_pairs: tuple[bytes, bytes]                # distinct (paper, edge props) pairs
+    papers_of: _Groups                                # entity: its papers' pairs, in `mention_pairs`
     mentions_of: _Groups                              # paper: entities, their edge props
     collections_of: _Groups
     introduces_of: _Groups
@@ -94,8 +131,8 @@ class _Body(msgspec.Struct, array_like=True):
     paper_by_id: bytes
     relation_types: list[str]
     relations: _Groups                                # entity: types, directions (0 out), other ends
-    supports: list[Any]                               # of each relation, in `relations`' order
-    confidences: list[Any]
+    supports: _Values                                 # of each relation, in `relations`' order
+    confidences: _Values
     result_paper: tuple[bytes, bytes]                 # results, their papers
     link_types: list[str]
     result_links: _Groups                             # result: link types, entities
@@ -124,6 +161,85 @@ def _groups(owners: Iterable[int], lists: Sequence[Sequence[Any]],
     `column` makes of the lists' items, all lists one after the other (iterated in C)."""
     ends = _u32(accumulate(map(len, lists)))
     return _Groups(_u32(owners), ends, [_u32(column(chain.from_iterable(lists))) for column in columns])
+
+
+def _distinct(values: list[Any]) -> dict[Any, int] | None:
+    """Each distinct value's number, when many values repeat and all are of one plain type (str,
+    int or float; a bool is not an int here, and values holding -0.0 or NaN are left as they are: a
+    dict of distinct values would fold -0.0 into 0.0). None: the values are better kept as they are."""
+    kinds = set(map(type, values))
+    if len(kinds) != 1 or (kind := kinds.pop()) not in (str, int, float):
+        return None
+    if kind is float and any(v != v or (v == 0.0 and math.copysign(1.0, v) < 0) for v in values):
+        return None
+    distinct = dict.fromkeys(values)
+    if len(distinct) > 0.75 * len(values):        # the numbers would cost more than they share
+        return None
+    return {v: i for i, v in enumerate(distinct)}
+
+
+def _shared(values: list[Any]) -> _Values:
+    ref = _distinct(values)
+    return _Values(values) if ref is None else _Values(list(ref), _u32(map(ref.__getitem__, values)))
+
+
+def _values(values: _Values) -> list[Any]:
+    return values.values if values.refs is None else list(map(values.values.__getitem__, _ints(values.refs)))
+
+
+def _node_props(node_props: list[dict[str, Any]], label_of: Iterable[int]
+                ) -> tuple[list[_Props], dict[str, list[Any]]]:
+    """The nodes' props (without `__labels__`) grouped by label and property names, as columns, and
+    the tables of the properties whose values repeat."""
+    groups: dict[tuple[int, tuple[str, ...], tuple[str, ...]], list[int]] = {}
+    by_name: dict[str, list[Any]] = {}
+    for i, (props, label) in enumerate(zip(node_props, label_of, strict=True)):
+        node_id = props.get("id")
+        of_id = () if type(node_id) is not str else tuple(
+            k for k, v in props.items()
+            if k != "id" and type(v) is list and len(v) == 1 and type(v[0]) is str and v[0] == node_id)
+        groups.setdefault((label, tuple(props), of_id), []).append(i)
+        for k, v in props.items():
+            by_name.setdefault(k, []).append(v)
+    tables = {name: ref for name, values in by_name.items()
+              if name != "id" and (ref := _distinct(values)) is not None}      # ids name one node each
+    del by_name
+
+    def column(name: str, members: list[int]) -> _Column:
+        values = [node_props[i][name] for i in members]
+        ref = tables.get(name)
+        return _Column(name, values) if ref is None else _Column(name, [], _u32(map(ref.__getitem__, values)))
+
+    props = [_Props(label, _u32(members), [_Column(name, [], of_id=True) if name in of_id
+                                           else column(name, members) for name in names])
+             for (label, names, of_id), members in groups.items()]
+    return props, {name: list(ref) for name, ref in tables.items()}
+
+
+def _props(groups: list[_Props], tables: dict[str, list[Any]], label_sets: list[set[str]], count: int
+           ) -> tuple[list[dict[str, Any]], list[int]]:
+    """Every node's props (its `__labels__` set last, shared by the nodes of a label) and label
+    number, in node order, the dicts made in C from the columns."""
+    props: list[Any] = [None] * count
+    labels: list[Any] = [None] * count
+    for group in groups:
+        nodes = _ints(group.nodes)
+        names = [c.name for c in group.columns]
+        columns = {c.name: c.values if c.refs is None else list(map(tables[c.name].__getitem__,
+                                                                   _ints(c.refs)))
+                   for c in group.columns if not c.of_id}
+        for c in group.columns:
+            if c.of_id:
+                columns[c.name] = list(map(list, zip(columns["id"], strict=True)))
+        if any(len(values) != len(nodes) for values in columns.values()):
+            raise ValueError(f"a column of {len(nodes)} nodes' props has another length")
+        rows = zip(*map(columns.__getitem__, names), repeat(label_sets[group.label], len(nodes)), strict=True)
+        deque(map(props.__setitem__, nodes, map(dict, map(zip, repeat([*names, "__labels__"]), rows))),
+              maxlen=0)
+        deque(map(labels.__setitem__, nodes, repeat(group.label)), maxlen=0)
+    if None in labels:
+        raise ValueError("a node has no props")
+    return props, labels
 
 
 def _spans(groups: _Groups) -> Iterator[tuple[int, int, int]]:
@@ -168,19 +284,26 @@ def encode(index: Index, generation: str) -> bytes:
     years_of = list(index.years_of.items())
     # the props without their `__labels__` sets (shared, made again on load), put back afterwards
     node_props = list(map(index.props.__getitem__, nodes))
+    # an entity's papers as (paper, edge props) pairs: a paper's edges to its entities mostly share
+    # one props map, so most pairs recur (rules mode, synthetic: 107,529 edges, 32,061 pairs), and
+    # a pair is one tuple in memory wherever it recurs
+    pair_ref: dict[tuple[int, int], int] = {}
+    pair_lists = [[pair_ref.setdefault((ref[p], shared_ref[id(d)]), len(pair_ref)) for p, d in ps]
+                  for ps in index.papers_of.values()]
     label_sets = [props.pop("__labels__", None) for props in node_props]
     try:
+        groups, prop_tables = _node_props(node_props, map(label_ref.__getitem__,
+                                                          map(index.label.__getitem__, nodes)))
         body = _Body(
             keys=nodes, labels=labels,
-            label_of=_u32(map(label_ref.__getitem__, map(index.label.__getitem__, nodes))),
-            props=node_props, shared=shared,
+            props=groups, prop_tables=prop_tables, shared=shared,
             by_key_names=key_names,
             by_key=_groups(range(len(key_names)), [index.by_key[k] for k in key_names], refs),
             by_type=[(t, _u32(refs(v))) for t, v in index.by_type.items()],
             by_family=[(f, _u32(refs(v))) for f, v in index.by_family.items()],
             ranked=_u32(refs(index.ranked)),
-            papers_of=_groups(*table(index.papers_of), lambda ps: refs(map(_first, ps)),
-                              lambda ps: share(map(_second, ps))),
+            mention_pairs=(_u32(map(_first, pair_ref)), _u32(map(_second, pair_ref))),
+            papers_of=_groups(refs(index.papers_of), pair_lists, lambda ps: ps),
             mentions_of=_groups(*table({p: list(zip(es, index.mention_props[p], strict=True))
                                         for p, es in index.mentions_of.items()}),
                                 lambda ms: refs(map(_first, ms)), lambda ms: share(map(_second, ms))),
@@ -192,8 +315,8 @@ def encode(index: Index, generation: str) -> bytes:
                               lambda rs: map(rtype_ref.__getitem__, map(_first, rs)),
                               lambda rs: map(_DIRS.index, map(_second, rs)),
                               lambda rs: refs(map(_third, rs))),
-            supports=list(map(_fourth, chain.from_iterable(relations))),
-            confidences=list(map(_fifth, chain.from_iterable(relations))),
+            supports=_shared(list(map(_fourth, chain.from_iterable(relations)))),
+            confidences=_shared(list(map(_fifth, chain.from_iterable(relations)))),
             result_paper=(_u32(refs(index.result_paper)), _u32(refs(index.result_paper.values()))),
             link_types=link_types,
             result_links=_groups(refs(index.result_links),
@@ -318,16 +441,14 @@ def _index(body: _Body, lookups: dict[str, Any]) -> Index:
     keys = body.keys
     key = keys.__getitem__
     label_sets = [{name} for name in body.labels]
-    label_names = [next(iter(s)) for s in label_sets]
     mentions = {"MENTIONS"}
-    for props, label in zip(body.props, _ints(body.label_of), strict=True):
-        props["__labels__"] = label_sets[label]
     for props in body.shared:
         props["__labels__"] = mentions
     shared = body.shared.__getitem__
     index = Index(lookups=lookups)
-    index.props = dict(zip(keys, body.props, strict=True))
-    index.label = dict(zip(keys, map(label_names.__getitem__, _ints(body.label_of)), strict=True))
+    node_props, label_of = _props(body.props, body.prop_tables, label_sets, len(keys))
+    index.props = dict(zip(keys, node_props, strict=True))
+    index.label = dict(zip(keys, map(body.labels.__getitem__, label_of), strict=True))
     names = body.by_key_names
     by_key = _ints(body.by_key.columns[0])
     index.by_key = {names[i]: list(map(key, by_key[s:t])) for i, s, t in _spans(body.by_key)}
@@ -335,9 +456,11 @@ def _index(body: _Body, lookups: dict[str, Any]) -> Index:
     index.by_family = {f: list(map(key, _ints(ns))) for f, ns in body.by_family}
     index.ranked = list(map(key, _ints(body.ranked)))
     index.rank = dict(zip(index.ranked, range(len(index.ranked)), strict=True))
-    papers, props = map(_ints, body.papers_of.columns)
-    index.papers_of = {key(e): list(zip(map(key, papers[s:t]), map(shared, props[s:t]), strict=True))
-                       for e, s, t in _spans(body.papers_of)}
+    pair_papers, pair_props = map(_ints, body.mention_pairs)
+    pairs = list(zip(map(key, pair_papers), map(shared, pair_props), strict=True))
+    pair = pairs.__getitem__
+    paper_pairs = _ints(body.papers_of.columns[0])
+    index.papers_of = {key(e): list(map(pair, paper_pairs[s:t])) for e, s, t in _spans(body.papers_of)}
     entities, props = map(_ints, body.mentions_of.columns)
     index.mentions_of = {key(p): list(map(key, entities[s:t])) for p, s, t in _spans(body.mentions_of)}
     index.mention_props = {key(p): list(map(shared, props[s:t])) for p, s, t in _spans(body.mentions_of)}
@@ -347,7 +470,7 @@ def _index(body: _Body, lookups: dict[str, Any]) -> Index:
     index.paper_by_id = dict(zip(body.paper_ids, map(key, _ints(body.paper_by_id)), strict=True))
     rtype, direction = body.relation_types.__getitem__, _DIRS.__getitem__
     types, dirs, others = map(_ints, body.relations.columns)
-    supports, confidences = body.supports, body.confidences
+    supports, confidences = _values(body.supports), _values(body.confidences)
     index.relations = {
         key(e): list(zip(map(rtype, types[s:t]), map(direction, dirs[s:t]), map(key, others[s:t]),
                          supports[s:t], confidences[s:t], strict=True))

@@ -12,6 +12,7 @@ import sys
 import zlib
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from paperkg.api import build as pipeline
@@ -89,6 +90,47 @@ def test_the_saved_index_is_the_derived_one(seed_store_path: Path) -> None:
             len({id(d) for ds in derived.mention_props.values() for d in ds}))
     assert all(d["__labels__"] == {"MENTIONS"} for ds in loaded.mention_props.values() for d in ds)
     assert all(loaded.props[n]["__labels__"] == {loaded.label[n]} for n in loaded.props)
+    results = [p for n, p in loaded.props.items() if loaded.label[n] == "Result"]
+    for name in ("kind", "direction", "unit"):
+        values = [p[name] for p in results if name in p]
+        assert values and len({id(v) for v in values}) == len(set(values)), name
+    pairs = [pair for ps in loaded.papers_of.values() for pair in ps]
+    assert len({id(pair) for pair in pairs}) == len({(id(p), id(d)) for p, d in pairs}) < len(pairs)
+    papers = [p for n, p in loaded.props.items() if loaded.label[n] == "Paper"]
+    assert papers and all(p["ids"][0] is p["id"] for p in papers if p["ids"] == [p["id"]])
+
+
+@pytest.mark.parametrize(("values", "shared"), [
+    (["absolute", "delta", "absolute", "absolute"], True),
+    ([3, 7, 3, 3], True),
+    ([0.25, 0.5, 0.25, 0.25], True),
+    ([1, True, 1, 1], False),                      # a bool is not the int it equals
+    ([1.0, 1, 1.0, 1.0], False),
+    ([0.0, -0.0, 0.0, 0.0], False),                # nor -0.0 the 0.0 it equals
+    ([0.5, float("nan"), 0.5, 0.5], False),
+    ([["a"], ["a"], ["a"], ["a"]], False),         # lists stay one per node
+    ([None, "x", None, None], False),
+])
+def test_a_saved_props_column_gives_back_each_value_and_shares_the_repeated_ones(values: list,
+                                                                                 shared: bool) -> None:
+    """Props go to the file as columns, a repeated value once (`_column`): what comes back is each
+    node's value, of its own type and sign, and equal plain values are one object."""
+    props = [{"id": f"n{i}", "ids": [f"n{i}"], "v": v} for i, v in enumerate(values)]
+    props.append({"id": "m", "ids": ["m", "other"]})
+    groups, tables = index_snapshot._node_props(props, [0] * len(values) + [1])
+    groups = msgspec.msgpack.decode(msgspec.msgpack.encode(groups), type=list[index_snapshot._Props])
+    tables = msgspec.msgpack.decode(msgspec.msgpack.encode(tables))
+    loaded, labels = index_snapshot._props(groups, tables, [{"A"}, {"B"}], len(props))
+    assert labels == [0] * len(values) + [1]
+    for before, after in zip(props, loaded, strict=True):
+        assert after.pop("__labels__") in ({"A"}, {"B"})
+        assert list(after) == list(before)
+        assert repr(after) == repr(before)           # types and signs, NaN included
+        assert after["ids"][0] is after["id"]
+    kept = [p["v"] for p in loaded[:-1]]
+    if shared:
+        assert len({id(v) for v in kept}) == len(set(kept)) == 2
+    assert len({id(p["ids"]) for p in loaded}) == len(loaded)
 
 
 def test_a_store_with_a_saved_index_answers_every_query_as_its_graph_does(seed_store_path: Path) -> None:
