@@ -53,7 +53,7 @@ log = logging.getLogger("paperkg.queries")
 
 FILE = "serving-index.msgpack"
 LOCK_FILE = "serving-index.lock"
-FORMAT = 7
+FORMAT = 8
 _MAGIC = b"PKGIDX\x00\x01"
 _LENGTHS = struct.Struct("<II")        # header length, CRC-32 of the body
 _DIRS = ("out", "in")
@@ -127,8 +127,9 @@ class _Body(msgspec.Struct, array_like=True):
     collections_of: _Groups
     introduces_of: _Groups
     papers_in: _Groups
-    paper_ids: list[str]
-    paper_by_id: bytes
+    own_ids: bytes                                    # papers known by their own `id`
+    paper_ids: list[str]                              # other record ids ...
+    paper_by_id: bytes                                # ... and their papers
     relation_types: list[str]
     relations: _Groups                                # entity: types, directions (0 out), other ends
     supports: _Values                                 # of each relation, in `relations`' order
@@ -290,6 +291,9 @@ def encode(index: Index, generation: str) -> bytes:
     pair_ref: dict[tuple[int, int], int] = {}
     pair_lists = [[pair_ref.setdefault((ref[p], shared_ref[id(d)]), len(pair_ref)) for p, d in ps]
                   for ps in index.papers_of.values()]
+    # a record id that is its paper's own `id` is taken from the paper's props on load (one string)
+    own_ids = [node for rid, node in index.paper_by_id.items() if index.props[node].get("id") == rid]
+    other_ids = {rid: node for rid, node in index.paper_by_id.items() if index.props[node].get("id") != rid}
     label_sets = [props.pop("__labels__", None) for props in node_props]
     try:
         groups, prop_tables = _node_props(node_props, map(label_ref.__getitem__,
@@ -309,7 +313,8 @@ def encode(index: Index, generation: str) -> bytes:
                                 lambda ms: refs(map(_first, ms)), lambda ms: share(map(_second, ms))),
             collections_of=by_node(index.collections_of), introduces_of=by_node(index.introduces_of),
             papers_in=by_node(index.papers_in),
-            paper_ids=list(index.paper_by_id), paper_by_id=_u32(refs(index.paper_by_id.values())),
+            own_ids=_u32(refs(own_ids)),
+            paper_ids=list(other_ids), paper_by_id=_u32(refs(other_ids.values())),
             relation_types=rtypes,
             relations=_groups(refs(index.relations), relations,
                               lambda rs: map(rtype_ref.__getitem__, map(_first, rs)),
@@ -467,7 +472,9 @@ def _index(body: _Body, lookups: dict[str, Any]) -> Index:
     index.collections_of = _lists(body.collections_of, key)
     index.introduces_of = _lists(body.introduces_of, key)
     index.papers_in = _lists(body.papers_in, key)
-    index.paper_by_id = dict(zip(body.paper_ids, map(key, _ints(body.paper_by_id)), strict=True))
+    own = list(map(key, _ints(body.own_ids)))
+    index.paper_by_id = dict(zip(map(itemgetter("id"), map(index.props.__getitem__, own)), own, strict=True))
+    index.paper_by_id.update(zip(body.paper_ids, map(key, _ints(body.paper_by_id)), strict=True))
     rtype, direction = body.relation_types.__getitem__, _DIRS.__getitem__
     types, dirs, others = map(_ints, body.relations.columns)
     supports, confidences = _values(body.supports), _values(body.confidences)

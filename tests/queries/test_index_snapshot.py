@@ -98,6 +98,8 @@ def test_the_saved_index_is_the_derived_one(seed_store_path: Path) -> None:
     assert len({id(pair) for pair in pairs}) == len({(id(p), id(d)) for p, d in pairs}) < len(pairs)
     papers = [p for n, p in loaded.props.items() if loaded.label[n] == "Paper"]
     assert papers and all(p["ids"][0] is p["id"] for p in papers if p["ids"] == [p["id"]])
+    assert all(rid is loaded.props[node]["id"] for rid, node in loaded.paper_by_id.items()
+               if rid == loaded.props[node]["id"])
 
 
 @pytest.mark.parametrize(("values", "shared"), [
@@ -250,6 +252,25 @@ def test_an_edge_to_a_node_the_rows_lack_is_no_edge_of_the_index(tmp_path: Path)
     assert loaded is not None
     assert (loaded.mentions_of, loaded.papers_of, loaded.relations) == (
         derived.mentions_of, derived.papers_of, derived.relations)
+
+
+def test_a_paper_known_by_several_ids_is_found_by_each_in_the_loaded_index(tmp_path: Path) -> None:
+    """The same abstract under two ids is one paper with both `ids`; the file keeps a paper's own
+    id as a reference to its props and any other id as a string."""
+    text = ("We propose GRPO, a policy optimization method, and evaluate it on MATH500, where it "
+            "reaches 71.2% accuracy.")
+    source = tmp_path / "papers.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in [
+        {"id": "2401.00001", "title": "GRPO", "abstract": text},
+        {"id": "2401.00002", "title": "GRPO", "abstract": text},
+        {"id": "2401.00003", "title": "Other", "abstract": "We study PPO on the Atari benchmark."}]))
+    path = tmp_path / "store"
+    pipeline.build([str(source)], path, _problems_are_fatal, mode="rules", serving_index="wait")
+    derived = _derived(path)
+    loaded = index_snapshot.load(path, _generation(path), {})
+    assert loaded is not None
+    assert loaded.paper_by_id == derived.paper_by_id
+    assert len(loaded.paper_by_id) == 3 and len(set(loaded.paper_by_id.values())) == 2
 
 
 def test_an_index_of_a_build_replaced_while_it_was_derived_is_not_written(
