@@ -15,7 +15,9 @@ maps, a few thousand distinct ones, come back as one shared dict each. Node prop
 (one group per label and list of property names), a property's repeated values as numbers into one
 table of its distinct values, and an entity's papers as numbers into the distinct (paper, edge props)
 pairs, so that a value or a pair that recurs is one object where the derived index holds one per
-use (a result's `kind`, `unit` and sentence; 368k results and 5.3M mentions at the synthetic 1M).
+use (a result's `kind`, `unit` and `evidence` sentence; 368k results and 5.3M mentions at the
+synthetic 1M). Only a property whose values are all of one plain type (str, int or float) and repeat
+enough is so shared (`_distinct`).
 
 The file names the build generation it describes (`BuildState.generation`) and the byte order of its
 numbers, and carries a CRC of its body: a file of another build, format or machine, or damaged, is
@@ -88,7 +90,7 @@ class _Values(msgspec.Struct, array_like=True):
 class _Column(msgspec.Struct, array_like=True):
     """One property of a group of nodes, in the group's order: `values` themselves, or (`refs`)
     numbers into the body's table of the property's distinct values, shared by every group (a result's
-    `kind`, `unit`, `direction` or sentence, an entity's `type`: the synthetic 1M's 368k results held a
+    `kind`, `unit`, `direction` or `evidence`, an entity's `type`: the synthetic 1M's 368k results held a
     string object apiece); `of_id`: each node's value is a list holding its own `id` (a paper's
     `ids`), made from the `id` column's strings."""
 
@@ -166,12 +168,12 @@ def _groups(owners: Iterable[int], lists: Sequence[Sequence[Any]],
 
 def _distinct(values: list[Any]) -> dict[Any, int] | None:
     """Each distinct value's number, when many values repeat and all are of one plain type (str,
-    int or float; a bool is not an int here, and values holding -0.0 or NaN are left as they are: a
+    int or float; a bool is not an int here, and float values holding -0.0 are left as they are: a
     dict of distinct values would fold -0.0 into 0.0). None: the values are better kept as they are."""
     kinds = set(map(type, values))
     if len(kinds) != 1 or (kind := kinds.pop()) not in (str, int, float):
         return None
-    if kind is float and any(v != v or (v == 0.0 and math.copysign(1.0, v) < 0) for v in values):
+    if kind is float and any(v == 0.0 and math.copysign(1.0, v) < 0 for v in values):
         return None
     distinct = dict.fromkeys(values)
     if len(distinct) > 0.75 * len(values):        # the numbers would cost more than they share
@@ -232,8 +234,7 @@ def _props(groups: list[_Props], tables: dict[str, list[Any]], label_sets: list[
         for c in group.columns:
             if c.of_id:
                 columns[c.name] = list(map(list, zip(columns["id"], strict=True)))
-        if any(len(values) != len(nodes) for values in columns.values()):
-            raise ValueError(f"a column of {len(nodes)} nodes' props has another length")
+        # a column of another length than the group's nodes is a ValueError here (strict)
         rows = zip(*map(columns.__getitem__, names), repeat(label_sets[group.label], len(nodes)), strict=True)
         deque(map(props.__setitem__, nodes, map(dict, map(zip, repeat([*names, "__labels__"]), rows))),
               maxlen=0)
@@ -292,8 +293,13 @@ def encode(index: Index, generation: str) -> bytes:
     pair_lists = [[pair_ref.setdefault((ref[p], shared_ref[id(d)]), len(pair_ref)) for p, d in ps]
                   for ps in index.papers_of.values()]
     # a record id that is its paper's own `id` is taken from the paper's props on load (one string)
-    own_ids = [node for rid, node in index.paper_by_id.items() if index.props[node].get("id") == rid]
-    other_ids = {rid: node for rid, node in index.paper_by_id.items() if index.props[node].get("id") != rid}
+    own_ids: list[str] = []
+    other_ids: dict[str, str] = {}
+    for rid, node in index.paper_by_id.items():
+        if index.props[node].get("id") == rid:
+            own_ids.append(node)
+        else:
+            other_ids[rid] = node
     label_sets = [props.pop("__labels__", None) for props in node_props]
     try:
         groups, prop_tables = _node_props(node_props, map(label_ref.__getitem__,
@@ -307,7 +313,7 @@ def encode(index: Index, generation: str) -> bytes:
             by_family=[(f, _u32(refs(v))) for f, v in index.by_family.items()],
             ranked=_u32(refs(index.ranked)),
             mention_pairs=(_u32(map(_first, pair_ref)), _u32(map(_second, pair_ref))),
-            papers_of=_groups(refs(index.papers_of), pair_lists, lambda ps: ps),
+            papers_of=_groups(refs(index.papers_of), pair_lists, lambda ps: ps),   # already numbers
             mentions_of=_groups(*table({p: list(zip(es, index.mention_props[p], strict=True))
                                         for p, es in index.mentions_of.items()}),
                                 lambda ms: refs(map(_first, ms)), lambda ms: share(map(_second, ms))),

@@ -90,6 +90,7 @@ def test_the_saved_index_is_the_derived_one(seed_store_path: Path) -> None:
             len({id(d) for ds in derived.mention_props.values() for d in ds}))
     assert all(d["__labels__"] == {"MENTIONS"} for ds in loaded.mention_props.values() for d in ds)
     assert all(loaded.props[n]["__labels__"] == {loaded.label[n]} for n in loaded.props)
+    assert all(repr(loaded.props[n]) == repr(derived.props[n]) for n in derived.props)   # types, order
     results = [p for n, p in loaded.props.items() if loaded.label[n] == "Result"]
     for name in ("kind", "direction", "unit"):
         values = [p[name] for p in results if name in p]
@@ -104,7 +105,7 @@ def test_the_saved_index_is_the_derived_one(seed_store_path: Path) -> None:
 
 @pytest.mark.parametrize(("values", "shared"), [
     (["absolute", "delta", "absolute", "absolute"], True),
-    ([3, 7, 3, 3], True),
+    ([300_001, 700_001, 300_001, 300_001], True),   # not ints CPython caches
     ([0.25, 0.5, 0.25, 0.25], True),
     ([1, True, 1, 1], False),                      # a bool is not the int it equals
     ([1.0, 1, 1.0, 1.0], False),
@@ -115,8 +116,8 @@ def test_the_saved_index_is_the_derived_one(seed_store_path: Path) -> None:
 ])
 def test_a_saved_props_column_gives_back_each_value_and_shares_the_repeated_ones(values: list,
                                                                                  shared: bool) -> None:
-    """Props go to the file as columns, a repeated value once (`_column`): what comes back is each
-    node's value, of its own type and sign, and equal plain values are one object."""
+    """Props go to the file as columns, a repeated value once (`_node_props`): what comes back is
+    each node's value, of its own type and sign, and equal plain values are one object."""
     props = [{"id": f"n{i}", "ids": [f"n{i}"], "v": v} for i, v in enumerate(values)]
     props.append({"id": "m", "ids": ["m", "other"]})
     groups, tables = index_snapshot._node_props(props, [0] * len(values) + [1])
@@ -128,7 +129,8 @@ def test_a_saved_props_column_gives_back_each_value_and_shares_the_repeated_ones
         assert after.pop("__labels__") in ({"A"}, {"B"})
         assert list(after) == list(before)
         assert repr(after) == repr(before)           # types and signs, NaN included
-        assert after["ids"][0] is after["id"]
+        if before["ids"] == [before["id"]]:
+            assert after["ids"][0] is after["id"]
     kept = [p["v"] for p in loaded[:-1]]
     if shared:
         assert len({id(v) for v in kept}) == len(set(kept)) == 2
