@@ -186,8 +186,13 @@ def _shared(values: list[Any]) -> _Values:
     return _Values(values) if ref is None else _Values(list(ref), _u32(map(ref.__getitem__, values)))
 
 
+def _deref(table: list[Any], refs: bytes) -> list[Any]:
+    """The values the numbers `refs` name in `table` (the distinct values), one object per value."""
+    return list(map(table.__getitem__, _ints(refs)))
+
+
 def _values(values: _Values) -> list[Any]:
-    return values.values if values.refs is None else list(map(values.values.__getitem__, _ints(values.refs)))
+    return values.values if values.refs is None else _deref(values.values, values.refs)
 
 
 def _node_props(node_props: list[dict[str, Any]], label_of: Iterable[int]
@@ -228,8 +233,7 @@ def _props(groups: list[_Props], tables: dict[str, list[Any]], label_sets: list[
     for group in groups:
         nodes = _ints(group.nodes)
         names = [c.name for c in group.columns]
-        columns = {c.name: c.values if c.refs is None else list(map(tables[c.name].__getitem__,
-                                                                   _ints(c.refs)))
+        columns = {c.name: c.values if c.refs is None else _deref(tables[c.name], c.refs)
                    for c in group.columns if not c.of_id}
         for c in group.columns:
             if c.of_id:
