@@ -17,8 +17,6 @@ a build of the embedded store saves the catalog's index beside it (`save_serving
 from __future__ import annotations
 
 import sqlite3
-import subprocess
-import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -210,9 +208,7 @@ def save_serving_index(store_dir: str | Path, mode: str = "wait", papers: int = 
     BACKGROUND_INDEX_PAPERS `papers` or more, else "wait". Returns the seconds it took (waited for),
     "background", or None when the saved one was current."""
     if mode == "background" or (mode == "auto" and papers >= BACKGROUND_INDEX_PAPERS):
-        subprocess.Popen([sys.executable, "-m", "paperkg.queries.index_snapshot", str(store_dir)],
-                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         start_new_session=True)
+        index_snapshot.save_in_background(store_dir)
         return "background"
     started = time.perf_counter()
     if on_stage:

@@ -21,8 +21,10 @@ from fastapi import Request
 from starlette.concurrency import run_in_threadpool
 
 from paperkg.api.settings import Settings
+from paperkg.graph.embedded import EmbeddedStore
 from paperkg.graph.errors import InputNotFoundError, StoreUnavailableError
 from paperkg.graph.store import GraphStore, GraphView, open_store
+from paperkg.queries import index_snapshot
 from paperkg.queries.runner import prepare
 
 log = logging.getLogger("paperkg.api")
@@ -129,6 +131,7 @@ class StoreHolder:
         except BaseException:
             store.close()
             raise
+        _save_index_if_derived(store)
         # The loaded graph and its index (~10 million objects at 100k abstracts) live as long as the
         # server. Left to the cyclic collector, every full collection walks them all: a ~6 s stall of
         # whichever request triggers it (seen at 100k). Freezing moves what exists now out of its
@@ -194,6 +197,22 @@ def _release(store: GraphStore) -> None:
         return
     for name in [k for k, v in vars(graph).items() if getattr(v, "_graph", None) is graph]:
         del vars(graph)[name]
+
+
+def _save_index_if_derived(store: GraphStore) -> None:
+    """An embedded store with no saved index of the build it holds (built by an older paperkg,
+    changed by a correction since, the file damaged) had its index derived at this load: start the
+    save a build does (`index_snapshot.save_in_background`) so that the next start, or the next
+    worker's, reads it instead of deriving it again. It runs in its own low-priority process, not in
+    this one, where encoding a big index would hold up requests."""
+    if not isinstance(store, EmbeddedStore):
+        return
+    generation = store.state.generation()
+    if generation is None or index_snapshot.generation_of(store.path) == generation:
+        return
+    log.info("%s has no saved serving index of its build: derived it at start, and saving it in the "
+             "background for the next start", store.path)
+    index_snapshot.save_in_background(store.path)
 
 
 def _warm_networkx(store: GraphView) -> None:

@@ -4,7 +4,8 @@ reads it rather than derives it (issue 31.2).
 Deriving the index from the store's rows was all of a big store's start (209k real abstracts: reading and
 parsing ~1.5 million rows, then grouping them): Python work that every start repeated for a graph
 that had not changed. A build now derives it once, after it commits (`save`; in the background for a
-big store: `api.build.save_serving_index`), and a server loads the file (`load`): msgpack decoded by msgspec,
+big store: `api.build.save_serving_index`; a server that found no current file has one saved the same
+way, `api.deps`), and a server loads the file (`load`): msgpack decoded by msgspec,
 numbers as flat arrays of native uint32 from which the index's tables are made in C (`zip`, `map`,
 `dict`), so start is mostly reading a file (209k abstracts: 22 s of derivation became ~7 s).
 
@@ -35,6 +36,7 @@ import math
 import mmap
 import os
 import struct
+import subprocess
 import sys
 import zlib
 from array import array
@@ -534,6 +536,16 @@ def save(store_dir: str | Path) -> Path | None:
             return write(store.path, index, rows.generation)
     finally:
         store.close()
+
+
+def save_in_background(store_dir: str | Path) -> None:
+    """Start `save` of `store_dir` in a detached, low-priority process (`main`) and return: what a
+    big build does once it has committed, and what a server does when it had to derive the index at
+    start (no current file), so that its next start reads one. The process outlives its parent; the
+    lock in `save` makes two of them take turns, and the later one finds the file current."""
+    subprocess.Popen([sys.executable, "-m", "paperkg.queries.index_snapshot", str(store_dir)],
+                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                     start_new_session=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

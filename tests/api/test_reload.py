@@ -13,7 +13,8 @@ from paperkg.api.app import create_app
 from paperkg.api.settings import Settings
 from paperkg.graph.records import PaperInput
 from paperkg.graph.state import DB_FILE, BuildState
-from tests.api.conftest import build_store
+from paperkg.queries import embedded_impl, index_snapshot
+from tests.api.conftest import add_paper, build_store
 
 
 def _papers(client: TestClient) -> int:
@@ -59,3 +60,40 @@ def test_a_store_that_fails_to_load_leaves_the_old_one_serving(
         for _ in range(20):
             assert _papers(client) == before
         assert caplog.text.count("could not be loaded") == 1   # one attempt per version on disk
+
+
+def _generation(path: Path) -> str | None:
+    state = BuildState(path, read_only=True)
+    try:
+        return state.generation()
+    finally:
+        state.close()
+
+
+def test_a_store_served_without_its_saved_index_gets_one_for_the_next_start(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A store with no saved index of its build (written without one here, as one an older paperkg
+    built or a correction changed) is served from an index derived at start, and the server has
+    one saved, by a real background process, for its build and for a rebuild loaded under it: the
+    next start reads it and derives nothing."""
+    build_store(tmp_path).close()
+    assert index_snapshot.generation_of(tmp_path) is None
+    with caplog.at_level("INFO", logger="paperkg.api"), \
+            TestClient(create_app(Settings(store=str(tmp_path)))) as client:
+        before = _papers(client)
+        _wait_for(lambda: index_snapshot.generation_of(tmp_path) == _generation(tmp_path),
+                  "the index of the served build to be saved", timeout_s=120)
+        assert "saving it in the background" in caplog.text
+        add_paper(tmp_path, "late", "A paper added while the server runs.")
+        _wait_for(lambda: _papers(client) == before + 1, "the rebuilt store to be served")
+        _wait_for(lambda: index_snapshot.generation_of(tmp_path) == _generation(tmp_path),
+                  "the index of the rebuild to be saved", timeout_s=120)
+
+    def derive(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the index was derived from the rows")
+
+    monkeypatch.setattr(embedded_impl.Index, "from_rows", derive)
+    monkeypatch.setattr(index_snapshot, "save_in_background", derive)
+    with TestClient(create_app(Settings(store=str(tmp_path)))) as client:
+        assert _papers(client) == before + 1
+        assert client.get("/papers/late").status_code == 200
