@@ -12,6 +12,7 @@ import concurrent.futures
 import functools
 import gc
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -24,7 +25,7 @@ from paperkg.api.settings import Settings
 from paperkg.graph.embedded import EmbeddedStore
 from paperkg.graph.errors import InputNotFoundError, StoreUnavailableError
 from paperkg.graph.store import GraphStore, GraphView, open_store
-from paperkg.queries import index_snapshot
+from paperkg.queries import embedded_impl, index_snapshot
 from paperkg.queries.runner import prepare
 
 log = logging.getLogger("paperkg.api")
@@ -200,19 +201,26 @@ def _release(store: GraphStore) -> None:
 
 
 def _save_index_if_derived(store: GraphStore) -> None:
-    """An embedded store with no saved index of the build it holds (built by an older paperkg,
-    changed by a correction since, the file damaged) had its index derived at this load: start the
-    save a build does (`index_snapshot.save_in_background`) so that the next start, or the next
-    worker's, reads it instead of deriving it again. It runs in its own low-priority process, not in
-    this one, where encoding a big index would hold up requests."""
+    """When this load (a start or a reload) derived an embedded store's index because no whole saved
+    one of its build was there (built by an older paperkg, changed by a correction since, the file
+    damaged), start the save a build does (`index_snapshot.save_in_background`), so that the next
+    start, or the next worker's, reads it. The save runs in its own low-priority process, not in this
+    one, where encoding a big index would hold up requests. Never raises: the store is loaded and
+    served either way."""
     if not isinstance(store, EmbeddedStore):
         return
-    generation = store.state.generation()
-    if generation is None or index_snapshot.generation_of(store.path) == generation:
-        return
-    log.info("%s has no saved serving index of its build: derived it at start, and saving it in the "
-             "background for the next start", store.path)
-    index_snapshot.save_in_background(store.path)
+    try:
+        if embedded_impl.index_of(store).from_file or store.state.generation() is None:
+            return
+        if not os.access(store.path, os.W_OK):
+            log.info("%s has no saved serving index of its build, and its directory is read-only: "
+                     "it is derived at every start until a build saves one", store.path)
+            return
+        log.info("%s has no saved serving index of its build: derived it here, and saving it in the "
+                 "background for the next start", store.path)
+        index_snapshot.save_in_background(store.path)
+    except Exception as err:    # the index is loaded; only the next start's time is at stake
+        log.warning("the serving index of %s could not be saved for the next start: %s", store.path, err)
 
 
 def _warm_networkx(store: GraphView) -> None:

@@ -144,6 +144,9 @@ class Index:
     # every key filed for suggestions (`queries.suggest`), built by `suggest` on the first unknown
     # name: a store whose users never mistype pays nothing for it
     _names: NameIndex | None = None
+    # read from the file a build saved (`queries.index_snapshot.load`) rather than derived: a server
+    # that derived it has the file saved for its next start (`api.deps`)
+    from_file: bool = False
 
     @classmethod
     def build(cls, g: nx.MultiDiGraph) -> Index:

@@ -392,6 +392,20 @@ def _header(head: Any) -> tuple[_Header, int, int]:
     return header, crc, _START + length
 
 
+def _current(store_dir: Path, generation: str) -> bool:
+    """Whether the file beside the store is a whole index of build `generation`: its header and the
+    CRC of its body (a file damaged past its header is saved again)."""
+    try:
+        with (open(path(store_dir), "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as view,
+              memoryview(view) as buf):
+            header, crc, start = _header(buf)
+            with buf[start:] as data:
+                return (header.generation == generation and len(data) == header.body_bytes
+                        and zlib.crc32(data) == crc)
+    except (OSError, ValueError):        # none, empty, or not a usable index
+        return False
+
+
 def generation_of(store_dir: Path) -> str | None:
     """The build generation the saved index describes (None: no usable file)."""
     try:
@@ -410,8 +424,8 @@ def load(store_dir: Path, generation: str | None, lookups: dict[str, Any]) -> In
         with open(path(store_dir), "rb") as fh:
             view = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError):      # none, unreadable, or empty
-        log.info("no serving index beside the store %s: deriving it from the rows (the store's next "
-                 "build saves one)", store_dir)
+        log.info("no serving index beside the store %s: deriving it from the rows (the next build "
+                 "saves one, as does `paperkg serve`)", store_dir)
         return None
     with view, collector_paused(keep=True):
         body = _read(view, generation, store_dir)
@@ -462,7 +476,7 @@ def _index(body: _Body, lookups: dict[str, Any]) -> Index:
     for props in body.shared:
         props["__labels__"] = mentions
     shared = body.shared.__getitem__
-    index = Index(lookups=lookups)
+    index = Index(lookups=lookups, from_file=True)
     node_props, label_of = _props(body.props, body.prop_tables, label_sets, len(keys))
     index.props = dict(zip(keys, node_props, strict=True))
     index.label = dict(zip(keys, map(body.labels.__getitem__, label_of), strict=True))
@@ -515,7 +529,7 @@ def _index(body: _Body, lookups: dict[str, Any]) -> Index:
 
 def save(store_dir: str | Path) -> Path | None:
     """Derive the catalog index of the embedded store at `store_dir` from its rows and save it beside
-    the store, unless the one saved there is of its build already: what a build runs after it
+    the store, unless the one saved there is a whole index of its build already: what a build runs after it
     commits (in the background by default: `api.build.save_serving_index`). Returns the file
     written, None when there was nothing to do.
 
@@ -527,7 +541,7 @@ def save(store_dir: str | Path) -> Path | None:
         with open(store.path / LOCK_FILE, "a+b") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             generation = store.state.generation()
-            if generation is None or generation_of(store.path) == generation:
+            if generation is None or _current(store.path, generation):
                 return None
             with store.view_rows() as rows:
                 index = Index.from_rows(rows.nodes(), rows.edges(), store.lookups())

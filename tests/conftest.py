@@ -39,11 +39,13 @@ def seed_store(seed_store_path: Path) -> EmbeddedStore:
 def results_store_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Real abstracts with their gold results (`tests/graph/results_gold.py`), where the result
     queries' catalog examples answer, built once per test session."""
+    from paperkg.queries import index_snapshot
     from tests.graph.results_gold import leaderboard_corpus
     from tests.stores import write_corpus
 
     path = tmp_path_factory.mktemp("results-store")
     write_corpus(path, leaderboard_corpus()).close()
+    index_snapshot.save(path)   # as a build leaves a store: a server loads it, and saves nothing into it
     return path
 
 

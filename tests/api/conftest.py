@@ -20,6 +20,7 @@ from paperkg.graph.build import build_graph
 from paperkg.graph.corpus import Corpus
 from paperkg.graph.embedded import EmbeddedStore
 from paperkg.graph.records import Extraction, Mention, PaperInput, RelationMention
+from paperkg.queries import index_snapshot
 from tests.stores import write_corpus
 
 # (id, collection, abstract, [(surface, type, introduced)], [(head, type, tail)], [(long, short)]):
@@ -136,6 +137,7 @@ def add_paper(path: Path, pid: str, text: str) -> None:
 def small_store_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("api-store")
     build_store(path).close()
+    index_snapshot.save(path)   # as a build leaves a store: a server loads it, and saves nothing into it
     return path
 
 

@@ -97,3 +97,23 @@ def test_a_store_served_without_its_saved_index_gets_one_for_the_next_start(
     with TestClient(create_app(Settings(store=str(tmp_path)))) as client:
         assert _papers(client) == before + 1
         assert client.get("/papers/late").status_code == 200
+
+
+def test_a_read_only_store_without_its_saved_index_is_served_and_says_why_none_is_saved(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No save is started into a directory this server cannot write (this suite runs as root, which
+    writes anywhere: the directory's answer is given here)."""
+    from paperkg.api import deps
+
+    build_store(tmp_path).close()
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a save was started into a read-only store")
+
+    monkeypatch.setattr(index_snapshot, "save_in_background", refused)
+    monkeypatch.setattr(deps.os, "access", lambda path, mode: Path(path) != tmp_path)
+    with caplog.at_level("INFO", logger="paperkg.api"), \
+            TestClient(create_app(Settings(store=str(tmp_path)))) as client:
+        assert _papers(client) > 0
+    assert "its directory is read-only" in caplog.text
+    assert index_snapshot.generation_of(tmp_path) is None

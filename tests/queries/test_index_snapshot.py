@@ -25,7 +25,7 @@ from tests.conftest import _problems_are_fatal
 from tests.queries.parity import GraphOnly, cases, compare
 
 # what the index computes on demand, or takes from its store
-NOT_SAVED = {"lookups", "_co_ranked", "_names", "path_adj"}
+NOT_SAVED = {"lookups", "_co_ranked", "_names", "path_adj", "from_file"}
 
 
 def _copy(seed_store_path: Path, tmp_path: Path) -> Path:
@@ -161,7 +161,8 @@ def _flip_last_byte(path: Path) -> None:
 ])
 def test_a_damaged_or_missing_file_is_not_used(seed_store_path: Path, tmp_path: Path,
                                                caplog: pytest.LogCaptureFixture, spoil, said) -> None:
-    """The store then derives its index from the rows (a slower start, the same answers)."""
+    """The store then derives its index from the rows (a slower start, the same answers), and the
+    next save (a build's, or the one a server starts) writes a whole file again."""
     path = _copy(seed_store_path, tmp_path)
     spoil(path / index_snapshot.FILE)
     with caplog.at_level(logging.INFO, logger="paperkg.queries"):
@@ -173,6 +174,8 @@ def test_a_damaged_or_missing_file_is_not_used(seed_store_path: Path, tmp_path: 
         assert compare(store, GraphOnly(store.graph()), cases(store.graph(), seed=7, per_query=4)) == []
     finally:
         store.close()
+    assert index_snapshot.save(path) == path / index_snapshot.FILE
+    assert index_snapshot.load(path, _generation(path), {}) is not None
 
 
 def test_the_index_of_another_build_or_format_is_not_used(seed_store_path: Path, tmp_path: Path) -> None:
@@ -193,7 +196,8 @@ def test_the_index_of_another_build_or_format_is_not_used(seed_store_path: Path,
 def test_remove_saves_the_index_and_a_correction_leaves_it_to_the_next_build(
         seed_store_path: Path, tmp_path: Path) -> None:
     """A correction (an HTTP request among others) does not wait for the index: the saved one is then
-    another build's, so a server derives it, until the next build saves one."""
+    another build's, so a server derives it (and has it saved: tests/api/test_reload.py), or the next
+    build, or a repair, saves one."""
     path = _copy(seed_store_path, tmp_path)
     store = EmbeddedStore(path)
     paper = next(iter(store.state.corpus())).ids[0]
