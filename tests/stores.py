@@ -32,3 +32,12 @@ def write_corpus(path: Path, corpus: Corpus) -> EmbeddedStore:
     finally:
         state.close()
     return EmbeddedStore(path)
+
+
+def store_generation(path: Path) -> str | None:
+    """The build generation the store at `path` holds now (what a saved serving index must name)."""
+    state = BuildState(path, read_only=True)
+    try:
+        return state.generation()
+    finally:
+        state.close()

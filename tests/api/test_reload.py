@@ -15,6 +15,7 @@ from paperkg.graph.records import PaperInput
 from paperkg.graph.state import DB_FILE, BuildState
 from paperkg.queries import embedded_impl, index_snapshot
 from tests.api.conftest import add_paper, build_store
+from tests.stores import store_generation
 
 
 def _papers(client: TestClient) -> int:
@@ -62,14 +63,6 @@ def test_a_store_that_fails_to_load_leaves_the_old_one_serving(
         assert caplog.text.count("could not be loaded") == 1   # one attempt per version on disk
 
 
-def _generation(path: Path) -> str | None:
-    state = BuildState(path, read_only=True)
-    try:
-        return state.generation()
-    finally:
-        state.close()
-
-
 def test_a_store_served_without_its_saved_index_gets_one_for_the_next_start(
         tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
     """A store with no saved index of its build (written without one here, as one an older paperkg
@@ -81,12 +74,12 @@ def test_a_store_served_without_its_saved_index_gets_one_for_the_next_start(
     with caplog.at_level("INFO", logger="paperkg.api"), \
             TestClient(create_app(Settings(store=str(tmp_path)))) as client:
         before = _papers(client)
-        _wait_for(lambda: index_snapshot.generation_of(tmp_path) == _generation(tmp_path),
+        _wait_for(lambda: index_snapshot.generation_of(tmp_path) == store_generation(tmp_path),
                   "the index of the served build to be saved", timeout_s=120)
         assert "saving it in the background" in caplog.text
         add_paper(tmp_path, "late", "A paper added while the server runs.")
         _wait_for(lambda: _papers(client) == before + 1, "the rebuilt store to be served")
-        _wait_for(lambda: index_snapshot.generation_of(tmp_path) == _generation(tmp_path),
+        _wait_for(lambda: index_snapshot.generation_of(tmp_path) == store_generation(tmp_path),
                   "the index of the rebuild to be saved", timeout_s=120)
 
     def derive(*args: object, **kwargs: object) -> None:

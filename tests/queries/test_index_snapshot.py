@@ -23,6 +23,7 @@ from paperkg.graph.state import BuildState
 from paperkg.queries import embedded_impl, index_snapshot
 from tests.conftest import _problems_are_fatal
 from tests.queries.parity import GraphOnly, cases, compare
+from tests.stores import store_generation
 
 # what the index computes on demand, or takes from its store
 NOT_SAVED = {"lookups", "_co_ranked", "_names", "path_adj", "from_file"}
@@ -43,17 +44,9 @@ def _derived(path: Path) -> embedded_impl.Index:
         store.close()
 
 
-def _generation(path: Path) -> str | None:
-    state = BuildState(path, read_only=True)
-    try:
-        return state.generation()
-    finally:
-        state.close()
-
-
 def test_a_build_saves_the_index_and_a_store_loads_it_without_deriving(
         seed_store_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert index_snapshot.generation_of(seed_store_path) == _generation(seed_store_path)
+    assert index_snapshot.generation_of(seed_store_path) == store_generation(seed_store_path)
 
     def derive(*args: object, **kwargs: object) -> None:
         raise AssertionError("the index was derived from the rows")
@@ -71,7 +64,7 @@ def test_the_saved_index_is_the_derived_one(seed_store_path: Path) -> None:
     """Every table equal, in the same order where an answer follows the order; the node keys'
     strings and the MENTIONS props maps shared as in the derived index (memory)."""
     derived = _derived(seed_store_path)
-    loaded = index_snapshot.load(seed_store_path, _generation(seed_store_path), {})
+    loaded = index_snapshot.load(seed_store_path, store_generation(seed_store_path), {})
     assert loaded is not None
     for f in dataclasses.fields(embedded_impl.Index):
         if f.name not in NOT_SAVED:
@@ -166,7 +159,7 @@ def test_a_damaged_or_missing_file_is_not_used(seed_store_path: Path, tmp_path: 
     path = _copy(seed_store_path, tmp_path)
     spoil(path / index_snapshot.FILE)
     with caplog.at_level(logging.INFO, logger="paperkg.queries"):
-        assert index_snapshot.load(path, _generation(path), {}) is None
+        assert index_snapshot.load(path, store_generation(path), {}) is None
     if said:
         assert said in caplog.text
     store = EmbeddedStore(path)
@@ -175,12 +168,12 @@ def test_a_damaged_or_missing_file_is_not_used(seed_store_path: Path, tmp_path: 
     finally:
         store.close()
     assert index_snapshot.save(path) == path / index_snapshot.FILE
-    assert index_snapshot.load(path, _generation(path), {}) is not None
+    assert index_snapshot.load(path, store_generation(path), {}) is not None
 
 
 def test_the_index_of_another_build_or_format_is_not_used(seed_store_path: Path, tmp_path: Path) -> None:
     path = _copy(seed_store_path, tmp_path)
-    generation = _generation(path)
+    generation = store_generation(path)
     assert generation is not None
     index_snapshot.write(path, _derived(path), "another-build")
     assert index_snapshot.generation_of(path) == "another-build"
@@ -204,14 +197,14 @@ def test_remove_saves_the_index_and_a_correction_leaves_it_to_the_next_build(
     store.close()
     summary = pipeline.remove([paper], path)
     assert isinstance(summary.serving_index, float)
-    assert index_snapshot.generation_of(path) == _generation(path)
+    assert index_snapshot.generation_of(path) == store_generation(path)
 
     saved = index_snapshot.generation_of(path)
     curate.correct(path, [curation.validate("rename", "GRPO", "Group Relative PO")])
-    assert index_snapshot.generation_of(path) == saved != _generation(path)
-    assert index_snapshot.load(path, _generation(path), {}) is None
+    assert index_snapshot.generation_of(path) == saved != store_generation(path)
+    assert index_snapshot.load(path, store_generation(path), {}) is None
     assert isinstance(pipeline.repair(path).serving_index, float)
-    loaded = index_snapshot.load(path, _generation(path), {})
+    loaded = index_snapshot.load(path, store_generation(path), {})
     assert loaded is not None and "Group Relative PO" in {p.get("name") for p in loaded.props.values()}
 
 
@@ -273,7 +266,7 @@ def test_a_paper_known_by_several_ids_is_found_by_each_in_the_loaded_index(tmp_p
     path = tmp_path / "store"
     pipeline.build([str(source)], path, _problems_are_fatal, mode="rules", serving_index="wait")
     derived = _derived(path)
-    loaded = index_snapshot.load(path, _generation(path), {})
+    loaded = index_snapshot.load(path, store_generation(path), {})
     assert loaded is not None
     assert loaded.paper_by_id == derived.paper_by_id
     assert len(loaded.paper_by_id) == 3 and len(set(loaded.paper_by_id.values())) == 2
@@ -299,7 +292,7 @@ def test_an_index_of_a_build_replaced_while_it_was_derived_is_not_written(
     assert not (path / index_snapshot.FILE).exists()
     monkeypatch.setattr(embedded_impl.Index, "from_rows", derive)
     assert index_snapshot.save(path) == path / index_snapshot.FILE
-    assert index_snapshot.generation_of(path) == _generation(path)
+    assert index_snapshot.generation_of(path) == store_generation(path)
 
 
 def test_the_cli_saves_the_index_in_the_background_or_waits_for_it(tmp_path: Path) -> None:
@@ -317,12 +310,12 @@ def test_the_cli_saves_the_index_in_the_background_or_waits_for_it(tmp_path: Pat
     out = subprocess.run([*cli, str(files[0]), "--store", str(waited)],
                          capture_output=True, text=True, check=True)
     assert isinstance(json.loads(out.stdout)["serving_index"], float)
-    assert index_snapshot.generation_of(waited) == _generation(waited)
+    assert index_snapshot.generation_of(waited) == store_generation(waited)
     out = subprocess.run([*cli, str(files[0]), "--store", str(background), "--serving-index", "background"],
                          capture_output=True, text=True, check=True)
     assert json.loads(out.stdout)["serving_index"] == "background"
     deadline = time.monotonic() + 120
-    while index_snapshot.generation_of(background) != _generation(background):
+    while index_snapshot.generation_of(background) != store_generation(background):
         assert time.monotonic() < deadline, "the background save did not finish in 2 minutes"
         time.sleep(0.2)
 
@@ -334,7 +327,7 @@ def test_a_whole_file_that_does_not_describe_an_index_is_not_used(seed_store_pat
     import msgspec
 
     path = _copy(seed_store_path, tmp_path)
-    generation = _generation(path)
+    generation = store_generation(path)
     assert generation is not None
     data = index_snapshot.encode(_derived(path), generation)
     start = len(index_snapshot._MAGIC) + index_snapshot._LENGTHS.size
