@@ -392,16 +392,31 @@ def _header(head: Any) -> tuple[_Header, int, int]:
     return header, crc, _START + length
 
 
+class _OtherBuild(ValueError):
+    """A whole index, of another build than the one asked for: stale, not damaged."""
+
+
+@contextlib.contextmanager
+def _body_of(buf: memoryview, generation: str) -> Iterator[memoryview]:
+    """The body of the index file `buf` while the block runs, when the file is a whole index of build
+    `generation` (its header, the body's length and CRC); ValueError saying what is wrong otherwise
+    (_OtherBuild for a whole index of another build). One check for loading and for deciding to save."""
+    header, crc, start = _header(buf)
+    if header.generation != generation:
+        raise _OtherBuild("describes another build")
+    with buf[start:] as data:
+        if len(data) != header.body_bytes or zlib.crc32(data) != crc:
+            raise ValueError("is damaged (length or CRC differs)")
+        yield data
+
+
 def _current(store_dir: Path, generation: str) -> bool:
-    """Whether the file beside the store is a whole index of build `generation`: its header and the
-    CRC of its body (a file damaged past its header is saved again)."""
+    """Whether the file beside the store is a whole index of build `generation` (a file damaged past
+    its header is saved again)."""
     try:
         with (open(path(store_dir), "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as view,
-              memoryview(view) as buf):
-            header, crc, start = _header(buf)
-            with buf[start:] as data:
-                return (header.generation == generation and len(data) == header.body_bytes
-                        and zlib.crc32(data) == crc)
+              memoryview(view) as buf, _body_of(buf, generation)):
+            return True
     except (OSError, ValueError):        # none, empty, or not a usable index
         return False
 
@@ -442,23 +457,15 @@ def load(store_dir: Path, generation: str | None, lookups: dict[str, Any]) -> In
 def _read(view: mmap.mmap, generation: str, store_dir: Path) -> _Body | None:
     with memoryview(view) as buf:
         try:
-            header, crc, start = _header(buf)
+            with _body_of(buf, generation) as data:
+                return msgspec.msgpack.decode(data, type=_Body)
+        except _OtherBuild:
+            log.info("%s describes another build; deriving the index from the store", path(store_dir))
+        except msgspec.DecodeError as err:     # whole, but not decodable as a body (ValidationError too)
+            log.warning("%s is damaged (%s); deriving the index from the store", path(store_dir), err)
         except ValueError as err:
             log.warning("%s %s; deriving the index from the store", path(store_dir), err)
-            return None
-        if header.generation != generation:
-            log.info("%s describes another build; deriving the index from the store", path(store_dir))
-            return None
-        data = buf[start:]
-        try:
-            if len(data) != header.body_bytes or zlib.crc32(data) != crc:
-                raise msgspec.DecodeError("length or CRC differs")
-            return msgspec.msgpack.decode(data, type=_Body)
-        except (msgspec.DecodeError, msgspec.ValidationError) as err:
-            log.warning("%s is damaged (%s); deriving the index from the store", path(store_dir), err)
-            return None
-        finally:
-            data.release()
+        return None
 
 
 def _lists(groups: _Groups, key: Any) -> dict[str, list[str]]:
